@@ -1,0 +1,54 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "Tempo",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Tempo", targets: ["Tempo"]),
+        .library(name: "TempoTesting", targets: ["TempoTesting"]),
+        .executable(name: "tempo", targets: ["tempo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        // Thin C shims for Linux system calls that Glibc's module map does not expose (timerfd, prctl).
+        .target(name: "CTempoShims"),
+        .target(name: "Tempo", dependencies: ["CTempoShims"]),
+        .target(name: "TempoTesting", dependencies: ["Tempo"]),
+        .executableTarget(
+            name: "tempo",
+            dependencies: [
+                "Tempo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(
+                    name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.linux, .macOS])),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .testTarget(
+            name: "TempoTests",
+            dependencies: [
+                "Tempo",
+                "TempoTesting",
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets where target.name != "CTempoShims" {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .swiftLanguageMode(.v6),
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            .treatAllWarnings(as: .error),
+        ]
+}

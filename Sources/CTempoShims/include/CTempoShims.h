@@ -1,0 +1,43 @@
+#ifndef CTEMPO_SHIMS_H
+#define CTEMPO_SHIMS_H
+
+#include <stdint.h>
+
+#ifdef __linux__
+#include <errno.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+/// Creates a timerfd for `clockid` (CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME), close-on-exec.
+static inline int ctempo_timerfd_create(int clockid) {
+    return timerfd_create(clockid, TFD_CLOEXEC);
+}
+
+/// Arms `fd` at the absolute time `sec`/`nsec`; 0/0 disarms. `cancelOnSet` makes a blocked read fail
+/// with ECANCELED when the realtime clock is set (only meaningful for CLOCK_REALTIME).
+static inline int ctempo_timerfd_arm(int fd, int64_t sec, int64_t nsec, int cancelOnSet) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)sec;
+    spec.it_value.tv_nsec = (long)nsec;
+    int flags = TFD_TIMER_ABSTIME;
+    if (cancelOnSet) {
+        flags |= TFD_TIMER_CANCEL_ON_SET;
+    }
+    return timerfd_settime(fd, flags, &spec, 0);
+}
+
+/// Sets the calling thread's timer slack (the kernel's default is 50 µs; 1 ns asks for punctual wakeups).
+static inline int ctempo_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+}
+
+static inline int ctempo_errno(void) { return errno; }
+
+static inline int ctempo_clock_monotonic(void) { return CLOCK_MONOTONIC; }
+static inline int ctempo_clock_boottime(void) { return CLOCK_BOOTTIME; }
+static inline int ctempo_clock_realtime(void) { return CLOCK_REALTIME; }
+static inline int ctempo_ecanceled(void) { return ECANCELED; }
+#endif
+
+#endif

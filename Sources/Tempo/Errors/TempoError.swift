@@ -1,0 +1,140 @@
+/// An error that Tempo throws for bad input: an interval, count, leeway, key or instant that no timer can honour.
+///
+/// Every error names the offending value in its ``description``. New codes may be added in later versions,
+/// so switch over ``code`` with a `default` branch.
+///
+/// `TempoError` is a value type and is `Sendable`.
+public struct TempoError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of input was rejected.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: Hashable, Sendable {
+            case invalidInterval
+            case invalidCount
+            case invalidLeeway
+            case invalidKey
+            case invalidInstant
+            case invalidArgument
+            case timedOut
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) { self.base = base }
+
+        /// An interval or delay that is zero, negative, not finite, or too large to add to an instant.
+        public static let invalidInterval = Code(.invalidInterval)
+        /// A repeat count below one.
+        public static let invalidCount = Code(.invalidCount)
+        /// A leeway (tolerance) that is negative, not finite, or too large.
+        public static let invalidLeeway = Code(.invalidLeeway)
+        /// A key that is empty.
+        public static let invalidKey = Code(.invalidKey)
+        /// An instant or date that cannot be used (for example a deadline that has already passed).
+        public static let invalidInstant = Code(.invalidInstant)
+        /// Any other argument outside its documented range.
+        public static let invalidArgument = Code(.invalidArgument)
+        /// An operation did not finish before its deadline.
+        public static let timedOut = Code(.timedOut)
+
+        /// The code's name, for example `invalidInterval`.
+        public var description: String { String(describing: base) }
+    }
+
+    /// What kind of input was rejected.
+    public let code: Code
+    /// The rejected value, rendered as text (for example `-5.0 seconds` or `0`).
+    public let value: String
+    /// A sentence that says what was wrong and names the value.
+    public let message: String
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of input was rejected.
+    ///   - value: The rejected value, rendered as text.
+    ///   - message: A sentence that names the value and says what was expected.
+    public init(_ code: Code, value: String, message: String) {
+        self.code = code
+        self.value = value
+        self.message = message
+    }
+
+    /// The message, prefixed with the code: `invalidInterval: interval must be positive, got -1.0 seconds`.
+    public var description: String { "\(code): \(message)" }
+}
+
+extension TempoError {
+    /// The largest interval, delay or leeway Tempo accepts: about 292 years (`Int64.max` nanoseconds).
+    ///
+    /// Anything longer cannot be handed to the operating system's timers and is rejected rather than clamped.
+    public static let maximumDuration = Duration.nanoseconds(Int64.max)
+
+    /// Validates an interval: it must be positive and at most ``maximumDuration``.
+    ///
+    /// - Parameters:
+    ///   - interval: The interval to check.
+    ///   - name: The parameter's name, used in the message.
+    /// - Returns: `interval`, unchanged.
+    /// - Throws: ``TempoError`` with ``Code/invalidInterval`` naming the value.
+    @discardableResult
+    public static func validateInterval(_ interval: Duration, name: String = "interval") throws(TempoError) -> Duration
+    {
+        guard interval > .zero else {
+            throw TempoError(
+                .invalidInterval, value: "\(interval)", message: "\(name) must be positive, got \(interval)")
+        }
+        guard interval <= maximumDuration else {
+            throw TempoError(
+                .invalidInterval,
+                value: "\(interval)",
+                message: "\(name) \(interval) exceeds the maximum of \(maximumDuration)"
+            )
+        }
+        return interval
+    }
+
+    /// Validates a leeway: it must be zero or positive and at most ``maximumDuration``.
+    ///
+    /// - Parameter leeway: The leeway to check.
+    /// - Returns: `leeway`, unchanged.
+    /// - Throws: ``TempoError`` with ``Code/invalidLeeway`` naming the value.
+    @discardableResult
+    public static func validateLeeway(_ leeway: Duration) throws(TempoError) -> Duration {
+        guard leeway >= .zero, leeway <= maximumDuration else {
+            throw TempoError(
+                .invalidLeeway,
+                value: "\(leeway)",
+                message: "leeway must be between 0 and \(maximumDuration), got \(leeway)"
+            )
+        }
+        return leeway
+    }
+
+    /// Converts seconds given as a `Double` to an exact `Duration`, rejecting NaN, infinities, zero,
+    /// negative values and values past ``maximumDuration``.
+    ///
+    /// The conversion keeps sub-millisecond precision: `0.5` is 500,000,000 ns, `0.000001` is 1 µs.
+    ///
+    /// - Parameters:
+    ///   - seconds: The interval in seconds.
+    ///   - name: The parameter's name, used in the message.
+    /// - Returns: The interval as a `Duration`.
+    /// - Throws: ``TempoError`` with ``Code/invalidInterval`` naming the value.
+    public static func interval(seconds: Double, name: String = "interval") throws(TempoError) -> Duration {
+        guard seconds.isFinite else {
+            throw TempoError(.invalidInterval, value: "\(seconds)", message: "\(name) must be finite, got \(seconds)")
+        }
+        guard seconds > 0 else {
+            throw TempoError(.invalidInterval, value: "\(seconds)", message: "\(name) must be positive, got \(seconds)")
+        }
+        guard seconds <= 9.2e9 else {
+            throw TempoError(
+                .invalidInterval,
+                value: "\(seconds)",
+                message: "\(name) \(seconds) seconds exceeds the maximum of \(maximumDuration)"
+            )
+        }
+        let duration = Duration.seconds(seconds)
+        return try validateInterval(duration, name: name)
+    }
+}

@@ -1,0 +1,140 @@
+public import Dispatch
+import Synchronization
+
+/// The scheduler that runs timers on the machine's real clocks.
+///
+/// Each ``TimerClock`` gets one driver: a dedicated thread that sleeps on a kernel timer (a `timerfd`
+/// on Linux, with 1 ns timer slack) armed at the earliest pending deadline plus its leeway. When it
+/// wakes, it takes every action whose deadline has passed, in deadline order (FIFO among equal
+/// deadlines), releases its lock and runs them. Nothing wakes while no deadline is pending. The thread
+/// of a clock starts the first time something is scheduled on that clock.
+///
+/// Actions run on the driver thread and must be short: Tempo's timers use them only to compute ticks
+/// and hand them to their delivery queue.
+///
+/// Thread-safety: all methods may be called from any thread, including from inside an action.
+public final class SystemScheduler: TimerScheduler {
+    /// The process-wide scheduler. Every Tempo type uses it unless given another scheduler.
+    public static let shared = SystemScheduler()
+
+    private let drivers: [ClockDriver]
+    private let nextID = Atomic<UInt64>(1)
+
+    private init() {
+        drivers = TimerClock.allCases.map { ClockDriver(clock: $0) }
+    }
+
+    private static func index(_ clock: TimerClock) -> Int {
+        switch clock {
+        case .monotonic: 0
+        case .continuous: 1
+        case .wall: 2
+        }
+    }
+
+    /// Reads the real clock: `clock_gettime` on the clock's kernel clock.
+    ///
+    /// - Parameter clock: The clock to read.
+    /// - Returns: The clock's current instant.
+    public func now(_ clock: TimerClock) -> TimerInstant {
+        PlatformClock.now(clock)
+    }
+
+    /// Schedules `action` on the driver thread of `clock`; see ``TimerScheduler/schedule(at:leeway:clock:_:)``.
+    ///
+    /// - Complexity: O(log n) in the number of pending actions on that clock.
+    public func schedule(
+        at deadline: TimerInstant,
+        leeway: Duration,
+        clock: TimerClock,
+        _ action: @escaping @Sendable () -> Void
+    ) -> ScheduledAction {
+        let index = Self.index(clock)
+        let id = (nextID.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(index)
+        drivers[index].insert(id: id, deadline: deadline, leeway: leeway, action: action)
+        return ScheduledAction(id: id)
+    }
+
+    /// Cancels a scheduled action; once this returns it does not start. Stale handles are ignored.
+    public func cancel(_ action: ScheduledAction) {
+        let index = Int(action.id & 3)
+        guard index < drivers.count else { return }
+        drivers[index].remove(id: action.id)
+    }
+
+    /// Submits `work` asynchronously to `queue`, or runs it at once on the calling thread for `nil`.
+    public func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
+        if let queue {
+            queue.async(execute: work)
+        } else {
+            work()
+        }
+    }
+
+    /// The number of actions pending on `clock`, for diagnostics and tests.
+    ///
+    /// - Parameter clock: The clock whose actions to count.
+    /// - Returns: Scheduled actions that have neither run nor been cancelled.
+    public func pendingCount(on clock: TimerClock) -> Int {
+        drivers[Self.index(clock)].pendingCount
+    }
+}
+
+/// The deadlines of one clock and the alarm that wakes for them.
+final class ClockDriver: Sendable {
+    private struct State: ~Copyable {
+        var queue = DeadlineQueue()
+        var alarm: PlatformAlarm?
+        var armedAt: TimerInstant?
+    }
+
+    let clock: TimerClock
+    private let state = Mutex(State())
+
+    init(clock: TimerClock) {
+        self.clock = clock
+    }
+
+    var pendingCount: Int { state.withLock { $0.queue.count } }
+
+    func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, action: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            state.queue.insert(id: id, deadline: deadline, leeway: leeway, action: action)
+            if state.alarm == nil {
+                state.alarm = PlatformAlarm(clock: clock) { [self] in wake() }
+            }
+            rearm(&state)
+        }
+    }
+
+    func remove(id: UInt64) {
+        // The action is released outside the lock: its captures may run deinitializers that call back in.
+        let removed = state.withLock { state -> (@Sendable () -> Void)? in
+            guard let action = state.queue.remove(id: id) else { return nil }
+            rearm(&state)
+            return action
+        }
+        withExtendedLifetime(removed) {}
+    }
+
+    private func rearm(_ state: inout State, force: Bool = false) {
+        let wake = state.queue.wakeInstant()
+        if force || wake != state.armedAt {
+            state.armedAt = wake
+            state.alarm?.arm(at: wake)
+        }
+    }
+
+    /// Called on the driver thread when the kernel timer fires (or the wall clock was set).
+    private func wake() {
+        var due: [(UInt64, @Sendable () -> Void)] = []
+        state.withLock { state in
+            state.queue.popDue(now: PlatformClock.now(clock), into: &due)
+            // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
+            rearm(&state, force: true)
+        }
+        for (_, action) in due {
+            action()
+        }
+    }
+}

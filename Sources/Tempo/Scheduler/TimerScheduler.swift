@@ -1,0 +1,74 @@
+public import Dispatch
+
+/// The source of time and deadlines that Tempo's timers run on.
+///
+/// Tempo ships two schedulers: ``SystemScheduler``, which reads the real clocks and sleeps a
+/// dedicated thread per clock until the next deadline, and `VirtualClock` (in `TempoTesting`), whose
+/// time moves only when a test advances it. Every Tempo type takes a scheduler, so the same code runs
+/// on both.
+///
+/// A conforming type must:
+/// - never run an action before its deadline on the given clock;
+/// - run each action at most once, and never after ``cancel(_:)`` for it has returned;
+/// - run actions outside its own locks, so an action may call back into the scheduler;
+/// - run actions with equal deadlines in the order they were scheduled.
+///
+/// All methods are safe to call from any thread.
+public protocol TimerScheduler: Sendable {
+    /// The current instant of `clock`.
+    ///
+    /// - Parameter clock: The clock to read.
+    /// - Returns: The clock's current instant.
+    func now(_ clock: TimerClock) -> TimerInstant
+
+    /// Arranges for `action` to run once, no earlier than `deadline` on `clock`.
+    ///
+    /// The scheduler aims to run the action by `deadline + leeway`, and may batch it with other actions
+    /// due in that window. A deadline in the past runs as soon as possible. The scheduler keeps `action`
+    /// (and whatever it captures) alive until it has run or was cancelled.
+    ///
+    /// - Parameters:
+    ///   - deadline: The earliest instant the action may run.
+    ///   - clock: The clock `deadline` is measured on.
+    ///   - leeway: How late past `deadline` the action may run to save wakeups; zero asks for punctuality.
+    ///   - action: Work to run on the scheduler's thread; it must be short and must not block.
+    /// - Returns: A handle for ``cancel(_:)``.
+    func schedule(
+        at deadline: TimerInstant,
+        leeway: Duration,
+        clock: TimerClock,
+        _ action: @escaping @Sendable () -> Void
+    ) -> ScheduledAction
+
+    /// Cancels a scheduled action: once this returns, the action does not start.
+    ///
+    /// Cancelling an action that already ran or was cancelled does nothing.
+    ///
+    /// - Parameter action: The handle ``schedule(at:leeway:clock:_:)`` returned.
+    func cancel(_ action: ScheduledAction)
+
+    /// Runs `work` on `queue`, or on the calling thread when `queue` is `nil`.
+    ///
+    /// ``SystemScheduler`` submits asynchronously; `VirtualClock` runs the work synchronously so that
+    /// tests stay deterministic.
+    ///
+    /// - Parameters:
+    ///   - queue: The queue to run on, or `nil` for the current thread.
+    ///   - work: The work.
+    func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void)
+}
+
+/// A handle to an action scheduled with ``TimerScheduler/schedule(at:leeway:clock:_:)``.
+///
+/// Handles are unique per scheduler for the life of the process; cancelling a stale handle is harmless.
+public struct ScheduledAction: Hashable, Sendable {
+    /// The scheduler's identifier for the action; increasing in scheduling order.
+    public let id: UInt64
+
+    /// Wraps an identifier. Only schedulers create handles.
+    ///
+    /// - Parameter id: The scheduler's identifier for the action.
+    public init(id: UInt64) {
+        self.id = id
+    }
+}

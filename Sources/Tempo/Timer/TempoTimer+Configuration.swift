@@ -1,0 +1,75 @@
+extension TempoTimer {
+    /// Everything that defines a timer's schedule, validated by the timer's initializer.
+    ///
+    /// `Configuration` is a value type and is `Sendable`.
+    public struct Configuration: Sendable {
+        /// The period between ticks (for a one-shot, the delay before its tick).
+        public var interval: Duration
+        /// How many ticks to deliver.
+        public var repeats: TimerRepeats
+        /// When the first tick is due.
+        public var firstTick: FirstTick
+        /// How late past its due instant a tick may run so that wakeups can be batched; zero by default.
+        public var leeway: Duration
+        /// The clock deadlines are measured on.
+        public var clock: TimerClock
+        /// What happens to ticks missed while the timer could not run.
+        public var latePolicy: LateTickPolicy
+        /// Where handlers run.
+        public var delivery: TimerDelivery
+
+        /// Creates a configuration; see ``TempoTimer/init(every:repeats:first:leeway:latePolicy:delivery:clock:scheduler:handler:)``.
+        public init(
+            every interval: Duration,
+            repeats: TimerRepeats = .forever,
+            first firstTick: FirstTick = .afterInterval,
+            leeway: Duration = .zero,
+            latePolicy: LateTickPolicy = .coalesce,
+            delivery: TimerDelivery = .privateQueue,
+            clock: TimerClock = .monotonic
+        ) {
+            self.interval = interval
+            self.repeats = repeats
+            self.firstTick = firstTick
+            self.leeway = leeway
+            self.latePolicy = latePolicy
+            self.delivery = delivery
+            self.clock = clock
+        }
+
+        /// Checks every field.
+        ///
+        /// - Throws: ``TempoError`` naming the first bad value: an interval that is not positive, below
+        ///   1 ns or above ``TempoError/maximumDuration``; a count below 1; a negative or oversized leeway; a
+        ///   negative or oversized first delay.
+        public func validate() throws(TempoError) {
+            try TempoError.validateInterval(interval)
+            guard interval >= .nanoseconds(1) else {
+                throw TempoError(
+                    .invalidInterval,
+                    value: "\(interval)",
+                    message: "interval must be at least 1 nanosecond, got \(interval)"
+                )
+            }
+            if case .times(let n) = repeats, n < 1 {
+                throw TempoError(.invalidCount, value: "\(n)", message: "repeat count must be at least 1, got \(n)")
+            }
+            try TempoError.validateLeeway(leeway)
+            if case .after(let delay) = firstTick, delay < .zero || delay > TempoError.maximumDuration {
+                throw TempoError(
+                    .invalidInterval,
+                    value: "\(delay)",
+                    message: "first-tick delay must be between 0 and \(TempoError.maximumDuration), got \(delay)"
+                )
+            }
+        }
+
+        /// The delay from start (or reset) to the first tick; an absolute first tick counts as one interval on reset.
+        var firstDelay: Duration {
+            switch firstTick {
+            case .afterInterval, .at: interval
+            case .after(let delay): delay
+            }
+        }
+    }
+}

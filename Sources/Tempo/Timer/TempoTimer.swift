@@ -1,0 +1,319 @@
+import Dispatch
+import Synchronization
+
+/// A timer that ticks once, a fixed number of times or forever, on a clock of your choice.
+///
+/// ```swift
+/// let timer = try TempoTimer(every: .milliseconds(250), repeats: .times(8)) { tick in
+///     print("tick \(tick.index), \(tick.lateness) late")
+/// }
+/// timer.start()
+/// ```
+///
+/// ## Timing
+/// - **First tick**: one interval after ``start()`` by default, or as ``FirstTick`` says.
+/// - **Anchored grid**: tick `k` is due at `first + (k - 1) · interval`, however late earlier handlers ran,
+///   so nothing drifts.
+/// - **Never early**: no tick is delivered before its due instant. It may run up to ``leeway`` late so
+///   that wakeups can be batched, and later still if the delivery queue is busy.
+/// - **Late ticks**: when the next tick is already due as well, ``LateTickPolicy`` decides (coalesce by default).
+/// - **Pause** keeps the time left to the next tick; ``resume()`` shifts the whole grid by the paused time.
+/// - **Cancellation**: once ``cancel()`` has returned, no handler run starts, except a run that another
+///   thread had already begun, which completes. Called from a handler of this timer, it stops every later tick.
+///
+/// ## Ownership
+/// A *running* timer is kept alive by its scheduler until it finishes or is cancelled: you do not need
+/// to hold it for it to fire, and releasing your last reference does not stop it (call ``cancel()``).
+/// An idle or paused timer is kept alive only by your references. The timer never retains anything
+/// but its handlers; to avoid keeping an owner alive through a handler, capture it weakly or use
+/// ``init(every:target:repeats:first:leeway:latePolicy:delivery:clock:scheduler:handler:)``,
+/// which ends the timer on the first tick after the target died.
+///
+/// ## Thread safety
+/// Every method may be called from any thread, in any order, any number of times, including from the
+/// timer's own handlers. No user code runs under the timer's lock. Runs of one timer's handlers never
+/// overlap, and are called in the order they were added.
+public final class TempoTimer: Sendable {
+    /// A closure called for each tick.
+    public typealias Handler = @Sendable (TimerTick) -> Void
+
+    private let scheduler: any TimerScheduler
+    private let queue: DispatchQueue?
+    private let targetIsAlive: (@Sendable () -> Bool)?
+    private let machine: Mutex<TimerStateMachine>
+
+    /// The clock this timer measures deadlines on.
+    public let clock: TimerClock
+
+    /// Creates a timer, in the ``TimerState/idle`` state; call ``start()`` to run it.
+    ///
+    /// - Parameters:
+    ///   - interval: The period between ticks; for ``TimerRepeats/once``, the delay before the tick.
+    ///   - repeats: How many ticks: ``TimerRepeats/once``, ``TimerRepeats/times(_:)`` or ``TimerRepeats/forever``.
+    ///   - first: When the first tick is due (default: one interval after start).
+    ///   - leeway: How late a tick may run so that wakeups can be batched (default zero).
+    ///   - latePolicy: What happens to missed ticks (default ``LateTickPolicy/coalesce``).
+    ///   - delivery: Where handlers run (default a private serial queue).
+    ///   - clock: The clock deadlines are measured on (default ``TimerClock/monotonic``).
+    ///   - scheduler: The scheduler that provides time (default ``SystemScheduler/shared``; pass a
+    ///     `VirtualClock` in tests).
+    ///   - handler: Called for each tick; more handlers can be added with ``addObserver(_:)``.
+    /// - Throws: ``TempoError`` when `interval`, a count, `leeway` or the first-tick delay is invalid.
+    public convenience init(
+        every interval: Duration,
+        repeats: TimerRepeats = .forever,
+        first: FirstTick = .afterInterval,
+        leeway: Duration = .zero,
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
+        clock: TimerClock = .monotonic,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        handler: Handler? = nil
+    ) throws(TempoError) {
+        let configuration = Configuration(
+            every: interval,
+            repeats: repeats,
+            first: first,
+            leeway: leeway,
+            latePolicy: latePolicy,
+            delivery: delivery,
+            clock: clock
+        )
+        try self.init(configuration: configuration, scheduler: scheduler, handler: handler)
+    }
+
+    /// Creates a timer from a configuration.
+    ///
+    /// - Parameters:
+    ///   - configuration: The schedule, clock, leeway, delivery and late-tick policy.
+    ///   - scheduler: The scheduler that provides time.
+    ///   - handler: Called for each tick.
+    /// - Throws: ``TempoError`` when the configuration is invalid.
+    public convenience init(
+        configuration: Configuration,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        handler: Handler? = nil
+    ) throws(TempoError) {
+        try self.init(configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: handler)
+    }
+
+    init(
+        configuration: Configuration,
+        scheduler: any TimerScheduler,
+        targetIsAlive: (@Sendable () -> Bool)?,
+        handler: Handler?
+    ) throws(TempoError) {
+        try configuration.validate()
+        self.scheduler = scheduler
+        self.clock = configuration.clock
+        self.targetIsAlive = targetIsAlive
+        switch configuration.delivery.kind {
+        case .privateQueue: queue = DispatchQueue(label: "tempo.timer")
+        case .queue(let target): queue = target
+        case .immediate: queue = nil
+        }
+        machine = Mutex(TimerStateMachine(config: configuration, handler: handler))
+    }
+
+    // MARK: State
+
+    /// The timer's lifecycle state.
+    public var state: TimerState { machine.withLock { $0.phase } }
+
+    /// The number of scheduled ticks delivered to the handlers since the last ``start()`` or ``reset(interval:)``.
+    ///
+    /// Manual ``fire()``s are not counted; a coalesced tick counts once.
+    public var fireCount: Int { machine.withLock { $0.fireCount } }
+
+    /// The number of grid slots left for a finite timer (`nil` for ``TimerRepeats/forever``).
+    ///
+    /// A slot is used when it is handed to delivery, or dropped or folded in by the late-tick policy.
+    public var remainingCount: Int? { machine.withLock { $0.remainingCount } }
+
+    /// The current configuration (its interval and leeway reflect ``reset(interval:)`` and ``leeway``).
+    public var configuration: Configuration { machine.withLock { $0.config } }
+
+    /// The time until the next tick is due: counting down while running, frozen while paused, `nil` when
+    /// idle, finished or cancelled.
+    public var timeUntilNextTick: Duration? {
+        let now = scheduler.now(clock)
+        return machine.withLock { $0.timeUntilNextTick(now: now) }
+    }
+
+    /// How late past its due instant a tick may run. Setting it while running re-arms the pending deadline.
+    ///
+    /// Setting a negative leeway, or one above ``TempoError/maximumDuration``, is a programming error; use
+    /// ``setLeeway(_:)`` to validate input.
+    public var leeway: Duration {
+        get { machine.withLock { $0.config.leeway } }
+        set {
+            do throws(TempoError) {
+                try setLeeway(newValue)
+            } catch {
+                preconditionFailure(error.description)
+            }
+        }
+    }
+
+    /// Changes the leeway, re-arming the pending deadline if the timer is running.
+    ///
+    /// - Parameter leeway: The new tolerance.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidLeeway`` for a negative or oversized value.
+    public func setLeeway(_ leeway: Duration) throws(TempoError) {
+        try TempoError.validateLeeway(leeway)
+        perform { $0.setLeeway(leeway) }
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts the timer: from idle, finished or cancelled it begins a new schedule (fire count back to 0);
+    /// from paused it resumes; while running it does nothing.
+    public func start() {
+        let now = scheduler.now(clock)
+        perform { $0.start(now: now) }
+    }
+
+    /// Pauses a running timer, keeping the time left to the next tick. Does nothing in any other state.
+    ///
+    /// Ticks that were already due before the pause are still delivered.
+    public func pause() {
+        let now = scheduler.now(clock)
+        perform { $0.pause(now: now) }
+    }
+
+    /// Resumes a paused timer: the next tick is due after the time that was left when it paused, and the
+    /// grid is shifted by the time spent paused. Does nothing in any other state.
+    public func resume() {
+        let now = scheduler.now(clock)
+        perform { $0.resume(now: now) }
+    }
+
+    /// Starts the schedule over from now: the next tick is due one interval (or the configured first-tick
+    /// delay) from now, and the fire and remaining counts start again. Ticks of the old schedule that were
+    /// not yet delivered are dropped.
+    ///
+    /// A paused timer stays paused with a full first delay left; any other timer ends up running.
+    ///
+    /// - Parameter interval: A new interval, or `nil` to keep the current one.
+    /// - Throws: ``TempoError`` when `interval` is invalid; the timer is then unchanged.
+    public func reset(interval: Duration? = nil) throws(TempoError) {
+        if let interval {
+            var probe = configuration
+            probe.interval = interval
+            try probe.validate()
+        }
+        let now = scheduler.now(clock)
+        perform { $0.reset(now: now, interval: interval) }
+    }
+
+    /// Cancels the timer. Once this returns, no handler run starts (a run another thread had already
+    /// begun completes) and queued ticks are dropped. Idempotent; ``start()`` runs the timer again.
+    public func cancel() {
+        perform { $0.cancel() }
+    }
+
+    /// Runs the handlers now, through the timer's delivery, without touching the schedule.
+    ///
+    /// The tick has ``TimerTick/isManual`` set and is not counted in ``fireCount``. Works in every state
+    /// except cancelled.
+    ///
+    /// - Returns: Whether a run was queued (`false` for a cancelled timer).
+    @discardableResult
+    public func fire() -> Bool {
+        let now = scheduler.now(clock)
+        var fired = false
+        perform { machine in
+            let result = machine.fire(now: now)
+            fired = result.fired
+            return result.effects
+        }
+        return fired
+    }
+
+    // MARK: Observers
+
+    /// Adds a handler, called after the existing ones for every later tick.
+    ///
+    /// - Parameter handler: The handler.
+    /// - Returns: A token for ``removeObserver(_:)``.
+    @discardableResult
+    public func addObserver(_ handler: @escaping Handler) -> TimerObservation {
+        TimerObservation(id: machine.withLock { $0.addObserver(handler) })
+    }
+
+    /// Removes a handler added with ``addObserver(_:)``. A run already under way still calls it.
+    ///
+    /// - Parameter observation: The token ``addObserver(_:)`` returned.
+    /// - Returns: Whether the handler was registered.
+    @discardableResult
+    public func removeObserver(_ observation: TimerObservation) -> Bool {
+        let removed = machine.withLock { $0.removeObserver(id: observation.id) }
+        return removed != nil
+    }
+
+    /// Sets (or, with `nil`, removes) the closure called with each new ``TimerState``.
+    ///
+    /// State changes are delivered through the same serial mailbox as ticks, in order with them.
+    ///
+    /// - Parameter handler: The closure.
+    public func onStateChange(_ handler: (@Sendable (TimerState) -> Void)?) {
+        let old = machine.withLock { $0.setStateHandler(handler) }
+        withExtendedLifetime(old) {}
+    }
+
+    // MARK: Machinery
+
+    private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Effects) {
+        let effects = machine.withLock { transition(&$0) }
+        run(effects)
+    }
+
+    private func run(_ effects: TimerStateMachine.Effects) {
+        if let disarm = effects.disarm {
+            scheduler.cancel(disarm)
+        }
+        if let arm = effects.arm {
+            let generation = arm.generation
+            let action = scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock) { [self] in
+                deadlineReached(generation: generation)
+            }
+            if !machine.withLock({ $0.armed(action, generation: generation) }) {
+                scheduler.cancel(action)
+            }
+        }
+        if effects.scheduleDrain {
+            scheduler.execute(on: queue) { [self] in drain() }
+        }
+    }
+
+    private func deadlineReached(generation: UInt64) {
+        let now = scheduler.now(clock)
+        perform { $0.deadlineReached(generation: generation, now: now) }
+    }
+
+    /// Runs queued deliveries one at a time until the mailbox is empty.
+    private func drain() {
+        while true {
+            let now = scheduler.now(clock)
+            let targetGone = targetIsAlive.map { !$0() } ?? false
+            let step = machine.withLock { $0.nextStep(now: now, targetGone: targetGone) }
+            switch step {
+            case .idle:
+                return
+            case .tick(let tick, let handlers):
+                for handler in handlers {
+                    handler(tick)
+                }
+            case .state(let newState, let handler):
+                handler(newState)
+            case .targetGone:
+                cancel()
+            }
+        }
+    }
+}
+
+/// A token for a handler added with ``TempoTimer/addObserver(_:)``.
+public struct TimerObservation: Hashable, Sendable {
+    let id: UInt64
+}

@@ -1,0 +1,327 @@
+/// The state of one ``TempoTimer``, as a value type that returns what to do after the lock is released.
+///
+/// Every transition is pure bookkeeping: arming and disarming the scheduler, and running handlers, are
+/// returned as ``Effects`` for the caller to perform outside the lock, so handlers may call any method
+/// on their own timer.
+struct TimerStateMachine {
+    typealias Handler = @Sendable (TimerTick) -> Void
+    typealias StateHandler = @Sendable (TimerState) -> Void
+
+    /// A unit of work in the timer's serial mailbox.
+    enum Delivery {
+        /// Scheduled slots `first...last` (0-based), due from `firstDue` every `interval`.
+        case ticks(first: Int, last: Int, firstDue: TimerInstant, interval: Duration, missed: Int, epoch: UInt64)
+        case manual(index: Int, requested: TimerInstant, cancelEpoch: UInt64)
+        case state(TimerState)
+    }
+
+    /// What the caller must do once the lock is released.
+    struct Effects {
+        var disarm: ScheduledAction?
+        var arm: (deadline: TimerInstant, leeway: Duration, generation: UInt64)?
+        var scheduleDrain = false
+    }
+
+    /// The next thing the drain loop runs.
+    enum Step {
+        case tick(TimerTick, [Handler])
+        case state(TimerState, StateHandler)
+        case targetGone
+        case idle
+    }
+
+    private(set) var config: TempoTimer.Configuration
+    private(set) var phase: TimerState = .idle
+    private(set) var fireCount = 0
+
+    /// Due instant of slot 0 (the first tick) of the current schedule.
+    private var origin = TimerInstant.zero
+    /// The next slot (0-based) not yet handed to delivery.
+    private(set) var nextSlot = 0
+    private var pausedRemaining = Duration.zero
+    private var droppedSinceDelivery = 0
+
+    private var armGeneration: UInt64 = 0
+    private var armed: ScheduledAction?
+    /// Bumped by cancel and reset: queued scheduled ticks of an older epoch are dropped.
+    private var epoch: UInt64 = 0
+    /// Bumped by cancel: queued manual fires of an older value are dropped.
+    private var cancelEpoch: UInt64 = 0
+
+    private var mailbox: [Delivery] = []
+    private var mailboxHead = 0
+    private var drainScheduled = false
+
+    private(set) var handlers: [(id: UInt64, handler: Handler)] = []
+    private var nextObserverID: UInt64 = 1
+    private var stateHandler: StateHandler?
+
+    init(config: TempoTimer.Configuration, handler: Handler?) {
+        self.config = config
+        if let handler {
+            handlers.append((0, handler))
+        }
+    }
+
+    // MARK: Queries
+
+    var remainingCount: Int? {
+        config.repeats.total.map { $0 - nextSlot }
+    }
+
+    var pendingDeliveries: Int { mailbox.count - mailboxHead }
+
+    private func due(_ slot: Int) -> TimerInstant {
+        origin + config.interval * slot
+    }
+
+    /// The time left until the next tick: live while running, frozen while paused, `nil` otherwise.
+    func timeUntilNextTick(now: TimerInstant) -> Duration? {
+        switch phase {
+        case .running: max(.zero, due(nextSlot) - now)
+        case .paused: pausedRemaining
+        case .idle, .finished, .cancelled: nil
+        }
+    }
+
+    // MARK: Lifecycle
+
+    mutating func start(now: TimerInstant) -> Effects {
+        switch phase {
+        case .running:
+            return Effects()
+        case .paused:
+            return resume(now: now)
+        case .idle, .finished, .cancelled:
+            nextSlot = 0
+            fireCount = 0
+            droppedSinceDelivery = 0
+            if case .at(let instant) = config.firstTick {
+                origin = instant
+            } else {
+                origin = now + config.firstDelay
+            }
+            var effects = setPhase(.running)
+            effects.arm = nextArm(at: origin)
+            return effects
+        }
+    }
+
+    mutating func pause(now: TimerInstant) -> Effects {
+        guard phase == .running else { return Effects() }
+        pausedRemaining = max(.zero, due(nextSlot) - now)
+        var effects = setPhase(.paused)
+        effects.disarm = disarm()
+        return effects
+    }
+
+    mutating func resume(now: TimerInstant) -> Effects {
+        guard phase == .paused else { return Effects() }
+        origin = now + pausedRemaining - config.interval * nextSlot
+        var effects = setPhase(.running)
+        effects.arm = nextArm(at: due(nextSlot))
+        return effects
+    }
+
+    mutating func reset(now: TimerInstant, interval: Duration?) -> Effects {
+        if let interval { config.interval = interval }
+        epoch &+= 1
+        nextSlot = 0
+        fireCount = 0
+        droppedSinceDelivery = 0
+        var effects = Effects()
+        effects.disarm = disarm()
+        if phase == .paused {
+            pausedRemaining = config.firstDelay
+            return effects
+        }
+        origin = now + config.firstDelay
+        let changed = setPhase(.running)
+        effects.scheduleDrain = changed.scheduleDrain
+        effects.arm = nextArm(at: origin)
+        return effects
+    }
+
+    mutating func cancel() -> Effects {
+        guard phase != .cancelled else { return Effects() }
+        epoch &+= 1
+        cancelEpoch &+= 1
+        var effects = setPhase(.cancelled)
+        effects.disarm = disarm()
+        return effects
+    }
+
+    mutating func fire(now: TimerInstant) -> (fired: Bool, effects: Effects) {
+        guard phase != .cancelled else { return (false, Effects()) }
+        return (true, enqueue(.manual(index: nextSlot + 1, requested: now, cancelEpoch: cancelEpoch)))
+    }
+
+    mutating func setLeeway(_ leeway: Duration) -> Effects {
+        config.leeway = leeway
+        guard phase == .running, armed != nil else { return Effects() }
+        var effects = Effects()
+        effects.disarm = disarm()
+        effects.arm = nextArm(at: due(nextSlot))
+        return effects
+    }
+
+    // MARK: Scheduler callbacks
+
+    /// Records the handle of an arm request; returns `false` when the request is stale and must be cancelled.
+    mutating func armed(_ action: ScheduledAction, generation: UInt64) -> Bool {
+        guard generation == armGeneration, phase == .running, armed == nil else { return false }
+        armed = action
+        return true
+    }
+
+    /// The armed deadline passed: hand the due slots to delivery according to the late-tick policy.
+    mutating func deadlineReached(generation: UInt64, now: TimerInstant) -> Effects {
+        guard generation == armGeneration, phase == .running else { return Effects() }
+        armed = nil
+        let first = nextSlot
+        guard due(first) <= now else {
+            // The scheduler never runs early; this only guards against a clock that disagrees with it.
+            var effects = Effects()
+            effects.arm = nextArm(at: due(first))
+            return effects
+        }
+        let elapsed = (now - origin).wholeMultiples(of: config.interval)
+        var last = Int(clamping: elapsed)
+        if let total = config.repeats.total {
+            last = min(last, total - 1)
+        }
+        var effects = Effects()
+        switch config.latePolicy {
+        case .burst:
+            effects = enqueue(tickDelivery(first: first, last: last, missed: 0))
+        case .coalesce:
+            effects = enqueue(tickDelivery(first: last, last: last, missed: last - first))
+        case .skip:
+            if last > first {
+                droppedSinceDelivery += last - first + 1
+            } else {
+                effects = enqueue(tickDelivery(first: first, last: first, missed: droppedSinceDelivery))
+                droppedSinceDelivery = 0
+            }
+        }
+        nextSlot = last + 1
+        if let total = config.repeats.total, nextSlot >= total {
+            let finished = setPhase(.finished)
+            effects.scheduleDrain = effects.scheduleDrain || finished.scheduleDrain
+        } else {
+            effects.arm = nextArm(at: due(nextSlot))
+        }
+        return effects
+    }
+
+    // MARK: Delivery
+
+    /// Takes the next delivery from the mailbox, dropping stale ones. Ends the drain when empty.
+    mutating func nextStep(now: TimerInstant, targetGone: Bool) -> Step {
+        while mailboxHead < mailbox.count {
+            switch mailbox[mailboxHead] {
+            case .ticks(let first, let last, let firstDue, let interval, let missed, let tickEpoch):
+                guard tickEpoch == epoch else {
+                    popMailbox()
+                    continue
+                }
+                if targetGone { return .targetGone }
+                let due = firstDue
+                if first < last {
+                    mailbox[mailboxHead] = .ticks(
+                        first: first + 1,
+                        last: last,
+                        firstDue: firstDue + interval,
+                        interval: interval,
+                        missed: 0,
+                        epoch: tickEpoch
+                    )
+                } else {
+                    popMailbox()
+                }
+                fireCount += 1
+                let tick = TimerTick(index: first + 1, due: due, lateness: max(.zero, now - due), missed: missed)
+                return .tick(tick, handlers.map(\.handler))
+            case .manual(let index, let requested, let manualEpoch):
+                popMailbox()
+                guard manualEpoch == cancelEpoch else { continue }
+                let tick = TimerTick(
+                    index: index,
+                    due: requested,
+                    lateness: max(.zero, now - requested),
+                    isManual: true
+                )
+                return .tick(tick, handlers.map(\.handler))
+            case .state(let state):
+                popMailbox()
+                guard let stateHandler else { continue }
+                return .state(state, stateHandler)
+            }
+        }
+        mailbox.removeAll(keepingCapacity: mailbox.capacity <= 64)
+        mailboxHead = 0
+        drainScheduled = false
+        return .idle
+    }
+
+    // MARK: Observers
+
+    mutating func addObserver(_ handler: @escaping Handler) -> UInt64 {
+        let id = nextObserverID
+        nextObserverID += 1
+        handlers.append((id, handler))
+        return id
+    }
+
+    mutating func removeObserver(id: UInt64) -> Handler? {
+        guard let index = handlers.firstIndex(where: { $0.id == id }) else { return nil }
+        return handlers.remove(at: index).handler
+    }
+
+    mutating func setStateHandler(_ handler: StateHandler?) -> StateHandler? {
+        defer { stateHandler = handler }
+        return stateHandler
+    }
+
+    // MARK: Helpers
+
+    private func tickDelivery(first: Int, last: Int, missed: Int) -> Delivery {
+        .ticks(first: first, last: last, firstDue: due(first), interval: config.interval, missed: missed, epoch: epoch)
+    }
+
+    private mutating func enqueue(_ delivery: Delivery) -> Effects {
+        mailbox.append(delivery)
+        var effects = Effects()
+        if !drainScheduled {
+            drainScheduled = true
+            effects.scheduleDrain = true
+        }
+        return effects
+    }
+
+    private mutating func popMailbox() {
+        mailboxHead += 1
+        if mailboxHead == mailbox.count {
+            mailbox.removeAll(keepingCapacity: mailbox.capacity <= 64)
+            mailboxHead = 0
+        }
+    }
+
+    private mutating func setPhase(_ newPhase: TimerState) -> Effects {
+        guard newPhase != phase else { return Effects() }
+        phase = newPhase
+        guard stateHandler != nil else { return Effects() }
+        return enqueue(.state(newPhase))
+    }
+
+    private mutating func nextArm(at deadline: TimerInstant) -> (TimerInstant, Duration, UInt64) {
+        armGeneration &+= 1
+        return (deadline, config.leeway, armGeneration)
+    }
+
+    private mutating func disarm() -> ScheduledAction? {
+        armGeneration &+= 1
+        defer { armed = nil }
+        return armed
+    }
+}
