@@ -196,4 +196,3 @@ final class RecordingScheduler: TimerScheduler {
         virtual.execute(on: queue, work)
     }
 }
-
