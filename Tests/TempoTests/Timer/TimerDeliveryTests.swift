@@ -34,6 +34,23 @@ import Testing
         #expect(seen.withLock { $0 } == ["custom", "custom"])
     }
 
+    @Test func aHandlerCanFireAnotherTimerOnTheSameQueue() throws {
+        let clock = VirtualClock()
+        let queue = DispatchQueue(label: "shared")
+        let log = EventLog()
+        let second = try TempoTimer(every: .seconds(60), delivery: .queue(queue), scheduler: clock) { tick in
+            log.record("second manual=\(tick.isManual)")
+        }
+        let first = try TempoTimer(every: .seconds(1), delivery: .queue(queue), scheduler: clock) { _ in
+            log.record("first")
+            second.fire()
+            log.record("first done")
+        }
+        first.start()
+        clock.advance(by: .seconds(1))
+        #expect(log.all == ["first", "first done", "second manual=true"])
+    }
+
     @Test func defaultDeliveryIsAPrivateQueueNotTheCaller() throws {
         let clock = VirtualClock()
         let key = DispatchSpecificKey<String>()
