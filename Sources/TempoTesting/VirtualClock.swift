@@ -108,10 +108,13 @@ public final class VirtualClock: TimerScheduler {
             return
         }
         outstanding.enter()
+        // The box lets the work (and what it captures) be released before `leave()`, so that once
+        // `settle()` returns nothing of it is still alive.
+        let box = WorkBox(work)
         queue.async { [self] in
             let thread = CurrentThread.id
             deliveringThreads.withLock { $0[thread, default: 0] += 1 }
-            work()
+            box.run()
             deliveringThreads.withLock { threads in
                 threads[thread, default: 1] -= 1
                 if threads[thread] == 0 { threads[thread] = nil }
@@ -244,5 +247,22 @@ public final class VirtualClock: TimerScheduler {
             best = (index, offset, entry.id)
         }
         return best.map { ($0.index, $0.offset) }
+    }
+}
+
+/// Holds submitted work until it has run, then drops it.
+private final class WorkBox: Sendable {
+    private let work: Mutex<(@Sendable () -> Void)?>
+
+    init(_ work: @escaping @Sendable () -> Void) {
+        self.work = Mutex(work)
+    }
+
+    func run() {
+        let work = self.work.withLock { work in
+            defer { work = nil }
+            return work
+        }
+        work?()
     }
 }
