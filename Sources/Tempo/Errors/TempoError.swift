@@ -135,6 +135,14 @@ extension TempoError {
             )
         }
         let duration = Duration.seconds(seconds)
+        guard duration > .zero else {
+            // A positive value below one attosecond converts to zero: name the value the caller gave.
+            throw TempoError(
+                .invalidInterval,
+                value: "\(seconds)",
+                message: "\(name) \(seconds) seconds is shorter than Duration's resolution of 1 attosecond"
+            )
+        }
         return try validateInterval(duration, name: name)
     }
 }

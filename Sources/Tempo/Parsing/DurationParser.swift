@@ -64,9 +64,17 @@ public enum DurationParser {
             case "": throw fail("missing unit (use ns, us, ms, s, m, h or d)")
             default: throw fail("unknown unit '\(unit)' (use ns, us, ms, s, m, h or d)")
             }
+            // `whole` is bounded in attoseconds above, but not yet in this unit: check before multiplying.
+            guard whole <= limit / attosecondsPerUnit else {
+                throw fail("it is longer than \(TempoError.maximumDuration)")
+            }
             var scale: Int128 = 1
             for _ in 0..<fractionDigits { scale *= 10 }
-            totalAttoseconds += whole * attosecondsPerUnit + fraction * attosecondsPerUnit / scale
+            // fraction < scale, so neither product can overflow; both round down exactly like fraction·unit/scale.
+            let fractionAttoseconds =
+                attosecondsPerUnit % scale == 0
+                ? fraction * (attosecondsPerUnit / scale) : fraction * attosecondsPerUnit / scale
+            totalAttoseconds += whole * attosecondsPerUnit + fractionAttoseconds
             if totalAttoseconds > limit { throw fail("it is longer than \(TempoError.maximumDuration)") }
         }
         guard totalAttoseconds > 0 else { throw fail("it must be positive") }

@@ -41,7 +41,10 @@ extension TempoTimer {
         ///
         /// - Throws: ``TempoError`` naming the first bad value: an interval that is not positive, below
         ///   1 ns or above ``TempoError/maximumDuration``; a count below 1; a negative or oversized leeway; a
-        ///   negative or oversized first delay.
+        ///   negative or oversized first delay; a first-tick instant more than half of
+        ///   ``TempoError/maximumDuration`` (about 146 years) from the clock's origin
+        ///   (``TempoError/Code/invalidInstant``), so that the number of 1 ns slots from it to any instant a real
+        ///   clock reads fits in an `Int`.
         public func validate() throws(TempoError) {
             try TempoError.validateInterval(interval)
             guard interval >= .nanoseconds(1) else {
@@ -60,6 +63,15 @@ extension TempoTimer {
                     .invalidInterval,
                     value: "\(delay)",
                     message: "first-tick delay must be between 0 and \(TempoError.maximumDuration), got \(delay)"
+                )
+            }
+            let instantLimit = TempoError.maximumDuration / 2
+            if case .at(let instant) = firstTick, instant.offset > instantLimit || instant.offset < .zero - instantLimit
+            {
+                throw TempoError(
+                    .invalidInstant,
+                    value: "\(instant)",
+                    message: "first-tick instant \(instant) is more than \(instantLimit) from the clock's origin"
                 )
             }
         }

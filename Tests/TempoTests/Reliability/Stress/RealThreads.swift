@@ -17,7 +17,12 @@ enum RealThreads {
         let gate = StartGate(count: count)
         var threads: [pthread_t] = []
         for index in 0..<count {
-            let context = Unmanaged.passRetained(ThreadContext { gate.wait(); body(index) }).toOpaque()
+            let context = Unmanaged.passRetained(
+                ThreadContext {
+                    gate.wait()
+                    body(index)
+                }
+            ).toOpaque()
             threads.append(spawn(context))
         }
         for thread in threads {

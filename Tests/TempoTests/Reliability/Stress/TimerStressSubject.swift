@@ -49,9 +49,15 @@ final class TimerStressSubject: StressSubject {
     static func standardSubjects() -> [TimerStressSubject] {
         [
             .init(.init(name: "forever/burst/private", interval: .microseconds(100), latePolicy: .burst)),
-            .init(.init(name: "times(5)/global", interval: .microseconds(200), repeats: .times(5), delivery: .queue(.global()))),
+            .init(
+                .init(
+                    name: "times(5)/global", interval: .microseconds(200), repeats: .times(5),
+                    delivery: .queue(.global()))),
             .init(.init(name: "once/immediate", interval: .microseconds(50), repeats: .once, delivery: .immediate)),
-            .init(.init(name: "times(20)/skip/target", interval: .microseconds(100), repeats: .times(20), latePolicy: .skip, weakTarget: true)),
+            .init(
+                .init(
+                    name: "times(20)/skip/target", interval: .microseconds(100), repeats: .times(20), latePolicy: .skip,
+                    weakTarget: true)),
             .init(
                 .init(
                     name: "forever/continuous/shared", interval: .milliseconds(1), delivery: .queue(sharedQueue),
@@ -68,8 +74,10 @@ final class TimerStressSubject: StressSubject {
         TimerStressSubject(
             Spec(
                 name: "cancel race", interval: .microseconds(20), latePolicy: .burst,
-                weights: ["fire": 6, "cancel": 3, "start": 1, "read": 1, "pause": 0, "resume": 0, "reset": 0,
-                    "addObserver": 1, "removeObserver": 1, "setLeeway": 0, "release": 0]
+                weights: [
+                    "fire": 6, "cancel": 3, "start": 1, "read": 1, "pause": 0, "resume": 0, "reset": 0,
+                    "addObserver": 1, "removeObserver": 1, "setLeeway": 0, "release": 0,
+                ]
             ))
     }
 
@@ -286,7 +294,7 @@ final class TimerStressSubject: StressSubject {
 }
 
 /// A weak, late-bound reference from a handler to its own timer (a strong one would be a retain cycle).
-private final class WeakTimerBox: Sendable {
+final class WeakTimerBox: Sendable {
     private let reference = Mutex<WeakTimer>(WeakTimer())
 
     private struct WeakTimer: @unchecked Sendable {

@@ -1,0 +1,169 @@
+import Tempo
+import TempoTesting
+import Testing
+
+/// One call of a public entry point with one invalid value, and the typed error it must throw.
+struct BadInput: CustomTestStringConvertible, Sendable {
+    /// The entry point and the bad value, for example `once(after:) delay -1.0 seconds`.
+    let name: String
+    let code: TempoError.Code
+    /// The rendering of the bad value that the error must carry in ``TempoError/value`` and its message.
+    let value: String
+    let call: @Sendable () throws -> Void
+
+    var testDescription: String { name }
+
+    init(_ name: String, _ code: TempoError.Code, value: String, _ call: @escaping @Sendable () throws -> Void) {
+        self.name = name
+        self.code = code
+        self.value = value
+        self.call = call
+    }
+
+    /// Every table, over every type. Adding a type means adding its rows here.
+    static var all: [BadInput] { timerRows + parserRows + errorHelperRows }
+
+    // MARK: Values
+
+    static let badIntervals: [Duration] = [
+        .zero, .nanoseconds(-1), .seconds(-5), Duration(attoseconds: 1), Duration(attoseconds: 999_999_999),
+        TempoError.maximumDuration + .nanoseconds(1), .seconds(Int64.max), .seconds(Int64.min),
+    ]
+
+    static let badLeeways: [Duration] = [
+        .nanoseconds(-1), .seconds(-1), TempoError.maximumDuration + .nanoseconds(1), .seconds(Int64.max),
+        .seconds(Int64.min),
+    ]
+
+    static let badCounts: [Int] = [0, -1, Int.min]
+
+    static let badFirstDelays: [Duration] = [
+        .nanoseconds(-1), .seconds(-1), TempoError.maximumDuration + .nanoseconds(1), .seconds(Int64.min),
+    ]
+
+    static let badSeconds: [Double] = [
+        .nan, -.nan, .infinity, -.infinity, 0, -0.0, -0.5, -.greatestFiniteMagnitude, 1e300, 9.3e9,
+        .greatestFiniteMagnitude, .leastNonzeroMagnitude, 1e-10,
+    ]
+}
+
+extension BadInput {
+    /// The same bad values through every way of making or changing a timer.
+    static var timerRows: [BadInput] {
+        var rows: [BadInput] = []
+        for interval in badIntervals {
+            let value = "\(interval)"
+            rows += [
+                BadInput("init(configuration:) interval \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(configuration: .init(every: interval), scheduler: VirtualClock())
+                },
+                BadInput("init(every:target:) interval \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(every: interval, target: Canary(), scheduler: VirtualClock()) { _, _ in }
+                },
+                BadInput("once(after:) delay \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer.once(after: interval, scheduler: VirtualClock()) { _ in }
+                },
+                BadInput("reset(interval:) \(value)", .invalidInterval, value: value) {
+                    let timer = try TempoTimer(every: .seconds(1), scheduler: VirtualClock())
+                    timer.start()
+                    try timer.reset(interval: interval)
+                },
+                BadInput("Configuration.validate() interval \(value)", .invalidInterval, value: value) {
+                    try TempoTimer.Configuration(every: interval).validate()
+                },
+            ]
+        }
+        for count in badCounts {
+            rows += [
+                BadInput("init(every:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
+                    _ = try TempoTimer(every: .seconds(1), repeats: .times(count), scheduler: VirtualClock())
+                },
+                BadInput("init(every:target:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
+                    _ = try TempoTimer(every: .seconds(1), target: Canary(), repeats: .times(count)) { _, _ in }
+                },
+                BadInput("init(seconds:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
+                    _ = try TempoTimer(seconds: 1, repeats: .times(count), scheduler: VirtualClock())
+                },
+            ]
+        }
+        for leeway in badLeeways {
+            let value = "\(leeway)"
+            rows += [
+                BadInput("setLeeway(_:) \(value)", .invalidLeeway, value: value) {
+                    try TempoTimer(every: .seconds(1), scheduler: VirtualClock()).setLeeway(leeway)
+                },
+                BadInput("once(after:leeway:) \(value)", .invalidLeeway, value: value) {
+                    _ = try TempoTimer.once(after: .seconds(1), leeway: leeway, scheduler: VirtualClock()) { _ in }
+                },
+                BadInput("once(at:leeway:) \(value)", .invalidLeeway, value: value) {
+                    let clock = VirtualClock()
+                    _ = try TempoTimer.once(at: clock.now(.monotonic) + .seconds(1), leeway: leeway, scheduler: clock) {
+                        _ in
+                    }
+                },
+                BadInput("init(every:target:leeway:) \(value)", .invalidLeeway, value: value) {
+                    _ = try TempoTimer(every: .seconds(1), target: Canary(), leeway: leeway) { _, _ in }
+                },
+                BadInput("init(configuration:) leeway \(value)", .invalidLeeway, value: value) {
+                    _ = try TempoTimer(
+                        configuration: .init(every: .seconds(1), leeway: leeway), scheduler: VirtualClock())
+                },
+            ]
+        }
+        for delay in badFirstDelays {
+            let value = "\(delay)"
+            rows += [
+                BadInput("init(every:first: .after) \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(every: .seconds(1), first: .after(delay), scheduler: VirtualClock())
+                },
+                BadInput("init(every:target:first: .after) \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(every: .seconds(1), target: Canary(), first: .after(delay)) { _, _ in }
+                },
+            ]
+        }
+        for seconds in badSeconds {
+            rows.append(
+                // 1e-10 s converts exactly (100,000,000 as) and is then below the timer's 1 ns minimum.
+                BadInput(
+                    "init(seconds:) \(seconds)", .invalidInterval,
+                    value: seconds == 1e-10 ? "1e-10 seconds" : "\(seconds)"
+                ) {
+                    _ = try TempoTimer(seconds: seconds, scheduler: VirtualClock())
+                }
+            )
+        }
+        for past in [Duration.nanoseconds(1), .seconds(10), .seconds(Int64.max)] {
+            let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(20)))
+            let deadline = clock.now(.monotonic) - past
+            rows.append(
+                BadInput("once(at:) \(past) in the past", .invalidInstant, value: "\(deadline)") {
+                    _ = try TempoTimer.once(at: deadline, scheduler: clock) { _ in }
+                }
+            )
+        }
+        for offset in [
+            TempoError.maximumDuration / 2 + .nanoseconds(1), .zero - TempoError.maximumDuration / 2 - .nanoseconds(1),
+            TempoError.maximumDuration,
+            .seconds(Int64.min), Duration(attoseconds: .max), Duration(attoseconds: .min),
+        ] {
+            let instant = TimerInstant(offset: offset)
+            rows += [
+                BadInput("init(every:first: .at) \(instant)", .invalidInstant, value: "\(instant)") {
+                    _ = try TempoTimer(every: .seconds(1), first: .at(instant), scheduler: VirtualClock())
+                },
+                BadInput("once(at:) \(instant)", .invalidInstant, value: "\(instant)") {
+                    _ = try TempoTimer.once(at: instant, scheduler: VirtualClock()) { _ in }
+                },
+            ]
+        }
+        for clock in TimerClock.allCases {
+            let deadline = SystemScheduler.shared.now(clock) - .milliseconds(1)
+            rows.append(
+                BadInput("once(at:) 1 ms ago on the real \(clock) clock", .invalidInstant, value: "\(deadline)") {
+                    _ = try TempoTimer.once(at: deadline, clock: clock) { _ in }
+                }
+            )
+        }
+        return rows
+    }
+}
