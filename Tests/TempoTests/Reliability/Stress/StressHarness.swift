@@ -18,6 +18,9 @@ protocol StressSubject: AnyObject, Sendable {
     var name: String { get }
     /// The operations, by name; threads pick one at random each step.
     var operations: [(name: String, run: @Sendable (inout SeededGenerator) -> Void)] { get }
+    /// After the storm: checks that the shared instance still works (for a timer: started, it ticks again),
+    /// so that no call order can wedge it. Returns the problems found.
+    func checkStillWorks() -> [String]
     /// Cancels everything and drops every strong reference the subject holds.
     func finish()
     /// The probes that watched handler runs (for overlap, after-cancel and custom checks).
@@ -97,6 +100,7 @@ enum StressHarness {
         }
         var report = StressReport()
         report.operations = performed.load(ordering: .relaxed)
+        for subject in subjects { report.violations += subject.checkStillWorks() }
         for subject in subjects { subject.finish() }
         let drainDeadline = ContinuousClock.now + drainLimit
         let tracked = subjects.flatMap(\.tracked)

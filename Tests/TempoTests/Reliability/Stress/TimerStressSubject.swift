@@ -105,6 +105,21 @@ final class TimerStressSubject: StressSubject {
         ]
     }
 
+    func checkStillWorks() -> [String] {
+        let slot = slot()
+        let before = slot.probe.runs
+        // `start()` resumes a paused timer, restarts a finished or cancelled one, and leaves a running one alone.
+        revive { $0.start() }
+        // Under skip, a finite timer that wakes late for every slot finishes without a tick (as documented).
+        let done = { slot.probe.runs > before || (self.spec.latePolicy == .skip && slot.timer.state == .finished) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done(), ContinuousClock.now < deadline {
+            pause(milliseconds: 1)
+        }
+        guard !done() else { return [] }
+        return ["\(name): no tick within 10 s of start() after the storm (state \(slot.timer.state))"]
+    }
+
     func finish() {
         let slot = current.withLock { slot in
             defer { slot = nil }
