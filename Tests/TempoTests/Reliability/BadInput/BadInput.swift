@@ -66,6 +66,7 @@ extension BadInput {
                 BadInput("reset(interval:) \(value)", .invalidInterval, value: value) {
                     let timer = try TempoTimer(every: .seconds(1), scheduler: VirtualClock())
                     timer.start()
+                    defer { timer.cancel() }
                     try timer.reset(interval: interval)
                 },
                 BadInput("Configuration.validate() interval \(value)", .invalidInterval, value: value) {

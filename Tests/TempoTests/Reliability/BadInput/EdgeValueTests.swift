@@ -16,6 +16,7 @@ import Testing
         #expect(log.count == 0)
         clock.advance(by: .nanoseconds(1))
         #expect(log.indices == [1])
+        timer.cancel()
         let real = try TempoTimer(every: TempoError.maximumDuration, leeway: TempoError.maximumDuration) { _ in }
         real.start()
         #expect(real.state == .running)
@@ -32,6 +33,7 @@ import Testing
         clock.advance(by: .seconds(1))
         #expect(log.all.map(\.lateness) == [.zero])
         #expect(timer.leeway == TempoError.maximumDuration)
+        timer.cancel()
     }
 
     @Test func aOneNanosecondIntervalTicksEveryNanosecond() throws {
@@ -41,6 +43,7 @@ import Testing
         timer.start()
         clock.advance(by: .nanoseconds(5))
         #expect(log.indices == [1, 2, 3, 4, 5])
+        timer.cancel()
     }
 
     @Test func aOneShotAtTheCurrentInstantIsAcceptedAndFiresAtOnce() throws {
@@ -72,6 +75,7 @@ import Testing
         case .skip: #expect(log.count == 0)
         }
         #expect(timer.remainingCount == 999)
+        timer.cancel()
     }
 
     @Test(arguments: LateTickPolicy.allCases)
@@ -118,6 +122,7 @@ import Testing
             every: .seconds(1), first: .after(TempoError.maximumDuration), scheduler: VirtualClock())
         delayed.start()
         #expect(delayed.timeUntilNextTick == TempoError.maximumDuration)
+        delayed.cancel()
     }
 
     @Test func movingVirtualTimeBackwardsIsADocumentedPrecondition() async {

@@ -21,7 +21,7 @@ struct LeakScenario: CustomTestStringConvertible, Sendable {
     let realTime: Bool
     /// Runs the scenario on the given virtual clock (ignored by real-time scenarios), which the test keeps
     /// alive through the check so that nothing is released merely because its scheduler died.
-    let run: @Sendable (VirtualClock) throws -> [WeakReference]
+    let run: @Sendable (VirtualClock, LeakTracker) throws -> Void
 
     var testDescription: String { name }
 
@@ -54,4 +54,16 @@ final class LeakTracker: Sendable {
 
     /// A fresh captured object, tracked.
     func canary(_ name: String) -> Canary { track(name, Canary()) }
+
+    private let cleanups = Mutex<[@Sendable () -> Void]>([])
+
+    /// Work to run after the check, for example cancelling a timer the scenario deliberately left running (a
+    /// running timer and its `VirtualClock` keep each other alive until it is cancelled).
+    func atEnd(_ cleanup: @escaping @Sendable () -> Void) {
+        cleanups.withLock { $0.append(cleanup) }
+    }
+
+    func cleanUp() {
+        for cleanup in cleanups.withLock({ $0 }) { cleanup() }
+    }
 }

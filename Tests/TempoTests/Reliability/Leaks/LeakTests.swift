@@ -8,10 +8,12 @@ import Testing
     @Test(arguments: LeakScenario.all)
     func everythingIsReleasedAtTheEndOfItsLife(scenario: LeakScenario) throws {
         let clock = VirtualClock()
-        let references = try scenario.run(clock)
-        #expect(!references.isEmpty)
-        let survivors = scenario.survivors(of: references)
+        let tracker = LeakTracker()
+        try scenario.run(clock, tracker)
+        #expect(!tracker.references.isEmpty)
+        let survivors = scenario.survivors(of: tracker.references)
         #expect(survivors.isEmpty, "still alive after \(scenario.name): \(survivors)")
+        tracker.cleanUp()
         withExtendedLifetime(clock) {}
     }
 
@@ -19,9 +21,10 @@ import Testing
         // A running timer is kept alive by its scheduler: the check must report it, or it proves nothing.
         let clock = VirtualClock()
         let tracker = LeakTracker()
-        try LeakScenario.makeTracked(tracker, scheduler: clock).start()
-        let scenario = LeakScenario(name: "running", realTime: false) { _ in tracker.references }
-        #expect(scenario.survivors(of: try scenario.run(clock)).contains("timer"))
-        clock.runUntilIdle(limit: 1)
+        let timer = try LeakScenario.makeTracked(tracker, scheduler: clock)
+        timer.start()
+        let scenario = LeakScenario(name: "running", realTime: false) { _, _ in }
+        #expect(scenario.survivors(of: tracker.references).contains("timer"))
+        timer.cancel()
     }
 }

@@ -117,6 +117,7 @@ extension LeakScenario {
             clock.advance(by: .seconds(1))
             _ = timer.removeObserver(token)
             // The running timer stays alive (the clock holds it); only the observer must be gone.
+            tracker.atEnd { timer.cancel() }
         },
         virtual("replaced state handler is released") { clock, tracker in
             let timer = try TempoTimer(every: .seconds(1), scheduler: clock)
@@ -124,25 +125,18 @@ extension LeakScenario {
             timer.onStateChange { _ in withExtendedLifetime(canary) {} }
             timer.start()
             timer.onStateChange(nil)
+            tracker.atEnd { timer.cancel() }
         },
     ]
 
     static func virtual(_ name: String, _ body: @escaping @Sendable (VirtualClock, LeakTracker) throws -> Void)
         -> LeakScenario
     {
-        LeakScenario(name: name, realTime: false) { clock in
-            let tracker = LeakTracker()
-            try body(clock, tracker)
-            return tracker.references
-        }
+        LeakScenario(name: name, realTime: false) { clock, tracker in try body(clock, tracker) }
     }
 
     static func real(_ name: String, _ body: @escaping @Sendable (LeakTracker) throws -> Void) -> LeakScenario {
-        LeakScenario(name: name, realTime: true) { _ in
-            let tracker = LeakTracker()
-            try body(tracker)
-            return tracker.references
-        }
+        LeakScenario(name: name, realTime: true) { _, tracker in try body(tracker) }
     }
 
     /// A timer with a handler, an observer and a state handler, each capturing a tracked object.
