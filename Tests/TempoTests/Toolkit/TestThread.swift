@@ -53,7 +53,7 @@ final class Thread {
     /// Runs `count` copies of `body` (given their index) on real threads and waits for all of them.
     static func run(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         let threads = (0..<count).map { index in Thread { body(index) } }
-        threads.forEach { $0.start() }
-        threads.forEach { $0.join() }
+        for thread in threads { thread.start() }
+        for thread in threads { thread.join() }
     }
 }

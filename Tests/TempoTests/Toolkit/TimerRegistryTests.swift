@@ -258,8 +258,8 @@ private final class Target: Sendable {}
                 }
             }
         }
-        threads.forEach { $0.start() }
-        threads.forEach { $0.join() }
+        for thread in threads { thread.start() }
+        for thread in threads { thread.join() }
         #expect(registry.count == 1)
         #expect(clock.pendingCount == 1)
         clock.advance(by: .seconds(1))
