@@ -61,13 +61,6 @@ public final class SharedTicker: Sendable {
         var paused = false
     }
 
-    /// Lets the timer's handler reach the ticker without a retain cycle.
-    private final class Relay: @unchecked Sendable {
-        // Written once in the ticker's init, before the timer can start (it starts under the ticker's lock,
-        // which publishes the write); read-only afterwards.
-        weak var ticker: SharedTicker?
-    }
-
     let state = Mutex(State())
     /// Bumped (under the lock) whenever a subscription ends, so a tick under way knows to re-check.
     let removals = Atomic<UInt64>(0)
@@ -94,7 +87,7 @@ public final class SharedTicker: Sendable {
         clock: TimerClock = .monotonic,
         scheduler: any TimerScheduler = SystemScheduler.shared
     ) throws(TempoError) {
-        let relay = Relay()
+        let relay = WeakRelay<SharedTicker>()
         self.interval = interval
         timer = try TempoTimer(
             every: interval,
@@ -104,9 +97,9 @@ public final class SharedTicker: Sendable {
             clock: clock,
             scheduler: scheduler
         ) { tick in
-            relay.ticker?.deliver(tick)
+            relay.object?.deliver(tick)
         }
-        relay.ticker = self
+        relay.object = self
     }
 
     deinit {
