@@ -14,6 +14,23 @@ private final class CountdownLog: Sendable {
     func finish() { finishes.withLock { $0 += 1 } }
 }
 
+// The example of the Countdown article.
+private final class ResendButtonModel: Sendable {
+    let countdown: Countdown
+
+    init(scheduler: any TimerScheduler = SystemScheduler.shared, show: @escaping @Sendable (String) -> Void) throws {
+        countdown = try Countdown(duration: .seconds(60), scheduler: scheduler) { remaining in
+            show("Resend in \(remaining.components.seconds) s")
+        } onFinish: {
+            show("Resend code")
+        }
+    }
+
+    func codeSent() { countdown.start() }
+
+    func save() -> Countdown.Snapshot { countdown.snapshot() }
+}
+
 @Suite struct CountdownTests {
     private func makeCountdown(
         _ duration: Duration,
@@ -274,5 +291,19 @@ private final class CountdownLog: Sendable {
         #expect(log.finishCount == 1)
         #expect(countdown.phase == .finished)
         #expect(log.remaining.allSatisfy { $0 > .zero })
+    }
+
+    @Test func articleExampleResendButton() throws {
+        let clock = VirtualClock()
+        let titles = Mutex<[String]>([])
+        let model = try ResendButtonModel(scheduler: clock) { title in titles.withLock { $0.append(title) } }
+        model.codeSent()
+        clock.advance(by: .seconds(1))
+        #expect(titles.withLock { $0 }.last == "Resend in 59 s")
+        clock.suspend(for: .seconds(40))
+        #expect(titles.withLock { $0 }.last == "Resend in 19 s")
+        clock.suspend(for: .seconds(60))
+        #expect(titles.withLock { $0 }.last == "Resend code")
+        #expect(model.save().phase == .finished)
     }
 }

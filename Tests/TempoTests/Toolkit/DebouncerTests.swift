@@ -10,6 +10,18 @@ final class RunLog<Value: Sendable>: Sendable {
     func record(_ value: Value) { values.withLock { $0.append(value) } }
 }
 
+// The example of the DebounceAndThrottle article.
+private final class SearchModel: Sendable {
+    let debouncer: Debouncer<String>
+
+    init(scheduler: any TimerScheduler = SystemScheduler.shared, search: @escaping @Sendable (String) -> Void) throws {
+        debouncer = try Debouncer(delay: .milliseconds(300), scheduler: scheduler, action: search)
+    }
+
+    func textChanged(_ text: String) { debouncer.call(text) }
+    func returnPressed() { debouncer.flush() }
+}
+
 @Suite struct DebouncerTests {
     @Test func runsOnceWithTheLastValueAfterTheCallsStop() throws {
         let clock = VirtualClock()
@@ -113,5 +125,22 @@ final class RunLog<Value: Sendable>: Sendable {
         clock.advance(by: .milliseconds(1))
         #expect(log.all.count == 1)
         #expect(log.all.first.map { $0 % 1000 } == 249)
+    }
+
+    @Test func articleExampleSearch() throws {
+        let clock = VirtualClock()
+        let searches = Mutex<[String]>([])
+        let model = try SearchModel(scheduler: clock) { query in searches.withLock { $0.append(query) } }
+        for text in ["s", "sw", "swi", "swift"] {
+            model.textChanged(text)
+            clock.advance(by: .milliseconds(100))
+        }
+        clock.advance(by: .milliseconds(199))
+        #expect(searches.withLock { $0 }.isEmpty)
+        clock.advance(by: .milliseconds(1))
+        #expect(searches.withLock { $0 } == ["swift"])
+        model.textChanged("swiftui")
+        model.returnPressed()
+        #expect(searches.withLock { $0 } == ["swift", "swiftui"])
     }
 }

@@ -14,6 +14,15 @@ private final class CallLog: Sendable {
     func reset() { calls.withLock { $0.removeAll() } }
 }
 
+// The example of the SharedTicker article.
+private final class ClockLabel: Sendable {
+    let subscription: TickerSubscription
+
+    init(ticker: SharedTicker, render: @escaping @Sendable () -> Void) throws {
+        subscription = try ticker.subscribe(every: 4) { _ in render() }
+    }
+}
+
 @Suite struct SharedTickerTests {
     @Test func noTimerIsArmedUntilTheFirstSubscriberAndAfterTheLastLeaves() throws {
         let clock = VirtualClock()
@@ -266,5 +275,19 @@ private final class CallLog: Sendable {
         #expect(calls.load(ordering: .relaxed) >= 200)
         keep.cancel()
         #expect(clock.pendingCount == 0)
+    }
+
+    @Test func articleExampleLabelRendersOncePerSecond() throws {
+        let clock = VirtualClock()
+        let ticker = try SharedTicker(every: .milliseconds(250), scheduler: clock)
+        let renders = Mutex(0)
+        var label: ClockLabel? = try ClockLabel(ticker: ticker) { renders.withLock { $0 += 1 } }
+        clock.advance(by: .milliseconds(999))
+        #expect(renders.withLock { $0 } == 0)
+        clock.advance(by: .milliseconds(1))
+        #expect(renders.withLock { $0 } == 1)
+        label = nil
+        #expect(clock.pendingCount == 0)
+        _ = label
     }
 }

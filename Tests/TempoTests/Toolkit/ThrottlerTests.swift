@@ -107,4 +107,18 @@ import Testing
         #expect(!throttler.isWindowOpen)
         #expect(clock.pendingCount == 0)
     }
+
+    @Test func articleExampleRunsAtOnceAndAtTheEnd() throws {
+        let clock = VirtualClock()
+        let runs = Mutex<[Int]>([])
+        let throttler = try Throttler<Int>(every: .seconds(1), edge: .both, scheduler: clock) { value in
+            runs.withLock { $0.append(value) }
+        }
+        for value in 1...5 { throttler.call(value) }
+        #expect(runs.withLock { $0 } == [1])
+        clock.advance(by: .milliseconds(999))
+        #expect(runs.withLock { $0 } == [1])
+        clock.advance(by: .milliseconds(1))
+        #expect(runs.withLock { $0 } == [1, 5])
+    }
 }

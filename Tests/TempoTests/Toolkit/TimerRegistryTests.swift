@@ -6,6 +6,27 @@ import Testing
 
 private final class Target: Sendable {}
 
+// The example of the TimerRegistry article.
+private final class InboxPoller: Sendable {
+    let registry: TimerRegistry<String>
+    let refresh: @Sendable () -> Void
+
+    init(registry: TimerRegistry<String> = .shared, refresh: @escaping @Sendable () -> Void) {
+        self.registry = registry
+        self.refresh = refresh
+    }
+
+    func screenAppeared() throws {
+        try registry.schedule("inbox.poll", every: .seconds(30), first: .after(.zero)) { [refresh] _ in
+            refresh()
+        }
+    }
+
+    func screenDisappeared() {
+        registry.cancel("inbox.poll")
+    }
+}
+
 @Suite struct TimerRegistryTests {
     @Test func scheduledKeyTicksAtItsIntervalAndNotBefore() throws {
         let clock = VirtualClock()
@@ -264,5 +285,21 @@ private final class Target: Sendable {}
         #expect(clock.pendingCount == 1)
         clock.advance(by: .seconds(1))
         #expect(log.indices == [1])
+    }
+
+    @Test func articleExamplePollsWhileVisible() throws {
+        let clock = VirtualClock()
+        let refreshes = Mutex(0)
+        let poller = InboxPoller(registry: TimerRegistry(scheduler: clock)) { refreshes.withLock { $0 += 1 } }
+        try poller.screenAppeared()
+        try poller.screenAppeared()
+        clock.advance(by: .zero)
+        #expect(refreshes.withLock { $0 } == 1)
+        clock.advance(by: .seconds(29))
+        #expect(refreshes.withLock { $0 } == 1)
+        clock.advance(by: .seconds(1))
+        #expect(refreshes.withLock { $0 } == 2)
+        poller.screenDisappeared()
+        #expect(clock.pendingCount == 0)
     }
 }
