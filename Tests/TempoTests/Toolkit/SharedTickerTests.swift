@@ -4,7 +4,7 @@ import Tempo
 import TempoTesting
 import Testing
 
-private final class Owner: Sendable {}
+private final class TickerOwner: Sendable {}
 
 /// Records which subscriber ran at which ticker tick, in call order.
 private final class CallLog: Sendable {
@@ -89,7 +89,7 @@ private final class ClockLabel: Sendable {
         let clock = VirtualClock()
         let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
         let calls = Mutex(0)
-        var owner: Owner? = Owner()
+        var owner: TickerOwner? = TickerOwner()
         try ticker.subscribe(owner: owner!) { _, _ in calls.withLock { $0 += 1 } }  // token discarded
         clock.advance(by: .seconds(2))
         #expect(calls.withLock { $0 } == 2)
