@@ -136,15 +136,37 @@ extension TimingWheel {
     /// `deadline` as nanoseconds since the wheel's origin, rounded up.
     func nanoseconds(_ deadline: TimerInstant) throws(TempoError) -> Int64 {
         let attoseconds = deadline.offset.attoseconds - origin.offset.attoseconds
-        let (quotient, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        let rounded = remainder > 0 ? quotient + 1 : quotient
-        guard let nanoseconds = Int64(exactly: rounded) else {
-            throw TempoError(
-                .invalidInstant, value: "\(deadline)",
-                message:
-                    "deadline \(deadline) is more than \(TempoError.maximumDuration) from the wheel's origin \(origin)"
-            )
+        let magnitude = attoseconds.magnitude
+        let high = UInt64(truncatingIfNeeded: magnitude >> 64)
+        if let (quotient, remainder) = Self.dividedByBillion(high: high, low: UInt64(truncatingIfNeeded: magnitude)) {
+            if attoseconds >= 0 {
+                let rounded = remainder > 0 ? quotient + 1 : quotient  // up, so never early
+                if rounded <= UInt64(Int64.max) { return Int64(rounded) }
+            } else if quotient <= UInt64(Int64.max) {
+                return -Int64(quotient)  // rounding a negative value up drops the remainder
+            }
         }
-        return nanoseconds
+        throw TempoError(
+            .invalidInstant, value: "\(deadline)",
+            message: "deadline \(deadline) is more than \(TempoError.maximumDuration) from the wheel's origin \(origin)"
+        )
+    }
+
+    /// `(high · 2^64 + low) / 10^9` and its remainder, or `nil` when the quotient may not fit in 63 bits.
+    ///
+    /// This is on the path of every arm, so it avoids a generic 128-bit division: with
+    /// 2^64 = 18,446,744,073 · 10^9 + 709,551,616 it needs only multiplications and one 64-bit division by
+    /// a constant (which the compiler turns into a multiplication).
+    @inline(__always)
+    static func dividedByBillion(high: UInt64, low: UInt64) -> (quotient: UInt64, remainder: UInt64)? {
+        guard high < 500_000_000 else { return nil }  // quotient < 2^63
+        let (sum, carry) = low.addingReportingOverflow(high &* 709_551_616)
+        var quotient = high &* 18_446_744_073
+        var rest = sum
+        if carry {
+            quotient &+= 18_446_744_073
+            rest = sum &+ 709_551_616  // sum < high · 709,551,616 here, so this cannot overflow
+        }
+        return (quotient &+ rest / 1_000_000_000, rest % 1_000_000_000)
     }
 }

@@ -110,3 +110,36 @@ import Testing
         #expect(fired > 10_000)
     }
 }
+
+@Suite struct TimingWheelArithmeticTests {
+    @Test func dividingByABillionMatchesTheGenericDivision() {
+        let seed = SeededGenerator.seed()
+        var rng = SeededGenerator(seed: seed)
+        var cases: [(UInt64, UInt64)] = [(0, 0), (0, .max), (1, 0), (499_999_999, .max), (3, 999_999_999)]
+        for _ in 0..<100_000 {
+            cases.append((UInt64.random(in: 0..<500_000_000, using: &rng), rng.next()))
+        }
+        for (high, low) in cases {
+            let value = UInt128(high) << 64 | UInt128(low)
+            let expected = value.quotientAndRemainder(dividingBy: 1_000_000_000)
+            guard let actual = TimingWheel.dividedByBillion(high: high, low: low) else {
+                Issue.record("no result for \(value); seed \(seed)")
+                return
+            }
+            #expect(UInt128(actual.quotient) == expected.quotient, "\(value); seed \(seed)")
+            #expect(UInt128(actual.remainder) == expected.remainder, "\(value); seed \(seed)")
+        }
+        #expect(TimingWheel.dividedByBillion(high: 500_000_000, low: 0) == nil)
+    }
+
+    @Test func deadlinesRoundUpToTheNanosecondAndPastOnesDoNotRoundEarlier() throws {
+        let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(5)))
+        let wheel = try TimingWheel(configuration: .immediate, scheduler: clock)
+        let attosecond = Duration(secondsComponent: 0, attosecondsComponent: 1)
+        #expect(try wheel.nanoseconds(TimerInstant(offset: .seconds(5)) + attosecond) == 1)
+        #expect(try wheel.nanoseconds(TimerInstant(offset: .seconds(6))) == 1_000_000_000)
+        #expect(try wheel.nanoseconds(TimerInstant(offset: .seconds(5)) - attosecond) == 0)
+        #expect(try wheel.nanoseconds(TimerInstant(offset: .seconds(4)) - .nanoseconds(1) / 2) == -1_000_000_000)
+        #expect(try wheel.nanoseconds(.zero) == -5_000_000_000)
+    }
+}
