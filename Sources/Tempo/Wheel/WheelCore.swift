@@ -24,6 +24,12 @@ struct WheelCore: ~Copyable {
         var value: UInt64
     }
 
+    /// A closure as the table stores it. Wrapping it in a struct keeps the closure in its natural
+    /// representation inside the generic pointer, so storing and taking it allocates no reabstraction thunk.
+    struct StoredAction {
+        var run: Action
+    }
+
     /// A timer taken for firing, ordered by `(deadline, sequence)`.
     struct Fired: Sendable {
         var deadline: Int64
@@ -52,7 +58,7 @@ struct WheelCore: ~Copyable {
     private(set) var capacity: Int
     var entries: UnsafeMutablePointer<Entry>
     /// Closures, parallel to `entries`; allocated on the first closure timer.
-    var actions: UnsafeMutablePointer<Action?>?
+    var actions: UnsafeMutablePointer<StoredAction?>?
     var occupied: UnsafeMutablePointer<UInt64>
     var freeHead = noEntry
     var nextSequence: UInt64 = 1
@@ -99,7 +105,7 @@ struct WheelCore: ~Copyable {
         entries.deallocate()
         entries = newEntries
         if let actions {
-            let newActions = UnsafeMutablePointer<Action?>.allocate(capacity: newCapacity)
+            let newActions = UnsafeMutablePointer<StoredAction?>.allocate(capacity: newCapacity)
             newActions.moveInitialize(from: actions, count: oldCapacity)
             (newActions + oldCapacity).initialize(repeating: nil, count: newCapacity - oldCapacity)
             actions.deallocate()
@@ -109,9 +115,9 @@ struct WheelCore: ~Copyable {
         initializeFree(from: oldCapacity)
     }
 
-    private mutating func ensureActions() -> UnsafeMutablePointer<Action?> {
+    private mutating func ensureActions() -> UnsafeMutablePointer<StoredAction?> {
         if let actions { return actions }
-        let created = UnsafeMutablePointer<Action?>.allocate(capacity: capacity)
+        let created = UnsafeMutablePointer<StoredAction?>.allocate(capacity: capacity)
         created.initialize(repeating: nil, count: capacity)
         actions = created
         return created
@@ -119,7 +125,7 @@ struct WheelCore: ~Copyable {
 
     /// The bytes the table holds per entry: 32, plus 16 once a closure timer was armed.
     var bytesPerEntry: Int {
-        MemoryLayout<Entry>.stride + (actions == nil ? 0 : MemoryLayout<Action?>.stride)
+        MemoryLayout<Entry>.stride + (actions == nil ? 0 : MemoryLayout<StoredAction?>.stride)
     }
 
     /// The first tick at or after `deadline` (nanoseconds since the origin): the tick it fires at.
@@ -143,7 +149,7 @@ struct WheelCore: ~Copyable {
         entry.pointee.deadline = deadline
         entry.pointee.sequence = sequence
         entry.pointee.value = value
-        if let action { ensureActions()[Int(index)] = action }
+        if let action { ensureActions()[Int(index)] = StoredAction(run: action) }
         count += 1
         let expiration = place(index, due: dueTick(deadline))
         return (index, sequence, expiration)
@@ -159,10 +165,10 @@ struct WheelCore: ~Copyable {
     /// Disarms a timer. Returns `nil` for a stale handle, else the closure (if any) to release outside the lock.
     ///
     /// - Complexity: O(1).
-    mutating func remove(_ index: UInt32, _ sequence: UInt64) -> Action?? {
+    mutating func remove(_ index: UInt32, _ sequence: UInt64) -> StoredAction?? {
         guard isArmed(index, sequence) else { return nil }
         unlink(index)
-        return .some(release(index))
+        return .some(release(index).map { StoredAction(run: $0) })
     }
 
     /// Moves a timer's deadline. Returns `nil` for a stale handle; else the tick its (new) slot comes due,
@@ -187,14 +193,23 @@ struct WheelCore: ~Copyable {
     /// Returns an entry to the free list and hands back its closure.
     @inline(__always)
     mutating func release(_ index: UInt32) -> Action? {
-        let action = actions.flatMap { ($0 + Int(index)).move() }
-        actions.map { ($0 + Int(index)).initialize(to: nil) }
+        guard let actions else {
+            releaseEntry(index)
+            return nil
+        }
+        let stored = (actions + Int(index)).move()
+        (actions + Int(index)).initialize(to: nil)
+        releaseEntry(index)
+        return stored?.run
+    }
+
+    @inline(__always)
+    private mutating func releaseEntry(_ index: UInt32) {
         let entry = entries + Int(index)
         entry.pointee.sequence = 0
         entry.pointee.next = freeHead
         freeHead = index
         count -= 1
-        return action
     }
 
     // MARK: Lists
