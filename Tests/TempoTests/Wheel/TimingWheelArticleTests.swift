@@ -3,7 +3,7 @@ import Tempo
 import TempoTesting
 import Testing
 
-// The example of the article TimingWheel.md, verbatim, and its test.
+// The example of the article TimingWheelTimeouts.md (Tempo.docc), verbatim, and its test.
 
 /// Closes connections that have been silent for `idle`.
 final class IdleTimeouts: Sendable {
