@@ -105,7 +105,7 @@ import Testing
         var rng = SeededGenerator(seed: seed)
         var fired = 0
         for _ in 0..<6 {
-            fired += Self.run(seed: rng.next(), operations: 60_000, tickNanoseconds: tickNanoseconds)
+            fired += Self.run(seed: rng.next(), operations: 80_000, tickNanoseconds: tickNanoseconds)
         }
         #expect(fired > 10_000)
     }
