@@ -19,8 +19,10 @@ import Synchronization
 /// slot comes due, and none while it is empty: no periodic wakeups. Arming a timer that is due earlier
 /// than that action, from any thread, re-arms it; arming a later one touches only the table. The
 /// action may run a little earlier than a timer's deadline when a far slot only cascades its timers to a
-/// finer level; such runs fire nothing early. With `VirtualClock` as the scheduler, time moves only
-/// when the test advances it.
+/// finer level; such runs fire nothing early. Cancelling makes no scheduler call either, so after the
+/// earliest timers are cancelled the action still runs once at its tick, finds nothing due and re-arms for
+/// the next slot (or for nothing). With `VirtualClock` as the scheduler, time moves only when the test
+/// advances it.
 ///
 /// **Delivery.** Callbacks run outside the wheel's lock, on ``Configuration/delivery``: by default a
 /// serial queue of the wheel; with ``TimerDelivery/immediate`` on the scheduler's driver thread. A
