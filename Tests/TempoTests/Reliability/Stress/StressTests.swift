@@ -25,6 +25,21 @@ import Testing
         #expect(report.runs > 0, "no handler ran")
     }
 
+    @Test func toolkitTypesSurviveRandomOperationsFromEightThreads() {
+        let seed = SeededGenerator.seed()
+        let report = StressHarness.run(
+            ToolkitStressSubjects.all(),
+            threads: Self.threads,
+            operationsPerThread: 15_000,
+            timeLimit: .seconds(3),
+            seed: seed
+        )
+        print("stress (registry, ticker, countdown, debouncer, throttler, seed \(String(seed, radix: 16))): \(report)")
+        #expect(report.violations.isEmpty, "seed \(String(seed, radix: 16)): \(report.violations)")
+        #expect(report.stillAlive.isEmpty, "not released: \(report.stillAlive)")
+        #expect(report.runs > 0, "no handler ran")
+    }
+
     @Test func oneShotsStartedFromEightThreadsFireExactlyOnceEach() {
         let perThread = 100
         let fired = Mutex<[Int: Int]>([:])
