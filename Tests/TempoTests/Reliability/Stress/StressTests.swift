@@ -34,7 +34,9 @@ import Testing
             timeLimit: .seconds(3),
             seed: seed
         )
-        print("stress (registry, ticker, countdown, debouncer, throttler, seed \(String(seed, radix: 16))): \(report)")
+        print(
+            "stress (registry, ticker, countdown, debouncer, throttler, wheel, seed \(String(seed, radix: 16))): \(report)"
+        )
         #expect(report.violations.isEmpty, "seed \(String(seed, radix: 16)): \(report.violations)")
         #expect(report.stillAlive.isEmpty, "not released: \(report.stillAlive)")
         #expect(report.runs > 0, "no handler ran")
