@@ -36,7 +36,7 @@ struct LeakScenario: CustomTestStringConvertible, Sendable {
         return references.filter(\.isAlive).map(\.name)
     }
 
-    static var all: [LeakScenario] { timerScenarios }
+    static var all: [LeakScenario] { timerScenarios + toolkitScenarios }
 }
 
 /// Records what a test made, to hand back as weak references.
