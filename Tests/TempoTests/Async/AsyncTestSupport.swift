@@ -1,3 +1,4 @@
+import Clocks
 import Synchronization
 import Tempo
 import TempoTesting
@@ -68,4 +69,22 @@ final class Flag: Sendable {
     var isSet: Bool { value.load(ordering: .acquiring) }
 
     func set() { value.store(true, ordering: .releasing) }
+}
+
+extension TestClock<Duration> {
+    /// Yields until some task is asleep on this clock (or 10 s of real time passed).
+    ///
+    /// - Returns: Whether a task was asleep.
+    @discardableResult
+    func waitForSleeper() async -> Bool {
+        let start = ContinuousClock.now
+        while start.duration(to: .now) < .seconds(10) {
+            do {
+                try await checkSuspension()
+            } catch {
+                return true
+            }
+        }
+        return false
+    }
 }
