@@ -20,7 +20,7 @@ final class ClockTickLog<Instant: InstantProtocol>: Sendable where Instant.Durat
 ///
 /// - Returns: Whether the condition held.
 @discardableResult
-func eventually(_ condition: () -> Bool) async -> Bool {
+func eventually(isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async -> Bool {
     let start = ContinuousClock.now
     while !condition() {
         guard start.duration(to: .now) < .seconds(10) else { return false }
