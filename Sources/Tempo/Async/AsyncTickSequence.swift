@@ -120,7 +120,8 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
                 switch schedule.decide(elapsed: origin.duration(to: now)) {
                 case .deliver(let slot, let missed):
                     let due = origin.advanced(by: schedule.offset(of: slot))
-                    return Element(index: slot + 1, due: due, lateness: Swift.max(.zero, due.duration(to: now)), missed: missed)
+                    return Element(
+                        index: slot + 1, due: due, lateness: Swift.max(.zero, due.duration(to: now)), missed: missed)
                 case .wait(let slot):
                     do {
                         try await clock.sleep(until: origin.advanced(by: schedule.offset(of: slot)), tolerance: leeway)

@@ -52,8 +52,9 @@ import Testing
     }
 
     @Test func aNegativeToleranceThrowsInvalidLeeway() async {
-        await #expect { try await TempoClock(scheduler: VirtualClock()).sleep(for: .seconds(1), tolerance: .seconds(-1)) }
-            throws: { ($0 as? TempoError)?.code == .invalidLeeway }
+        await #expect {
+            try await TempoClock(scheduler: VirtualClock()).sleep(for: .seconds(1), tolerance: .seconds(-1))
+        } throws: { ($0 as? TempoError)?.code == .invalidLeeway }
     }
 
     @Test func realClockSleepIsNeverEarly() async throws {
