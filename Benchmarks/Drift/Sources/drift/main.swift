@@ -74,7 +74,6 @@ func report(
     print("\(padded) drift \(milliseconds) ms  bodies \(consumer.bodies)  stale \(consumer.stale)\(extra)")
 }
 
-let debugTicks = false
 let options = Options(CommandLine.arguments)
 let clock = ContinuousClock()
 let interval = Duration.milliseconds(1)
@@ -111,9 +110,6 @@ func tempo<C: Clock>(_ name: String, on tickClock: C) async throws where C.Durat
     for await tick in try AsyncTickSequence(every: interval, repeats: .times(options.ticks), clock: tickClock) {
         last = consumer.body(index: tick.index)
         missed += tick.missed
-        if debugTicks, tick.index < 4 || tick.index % 2000 == 0 {
-            print(tick.index, start.duration(to: last), tick.lateness, tick.missed)
-        }
     }
     report(name, start: start, last: last, options: options, consumer: consumer, extra: "  missed \(missed)")
 }
