@@ -18,7 +18,8 @@ import Synchronization
 /// - **Replacing**: scheduling a key that exists replaces its timer atomically. Once the new timer is in
 ///   the registry (before `schedule` returns), no handler run of the old timer starts, and the old timer
 ///   is cancelled before `schedule` returns; a run another thread had already begun completes.
-/// - **Finishing**: a one-shot or finite timer leaves the registry after its last handler run.
+/// - **Finishing**: a one-shot or finite timer leaves the registry after its last handler run (when the
+///   ``LateTickPolicy/skip`` policy dropped the last slot, at once for ``contains(_:)``, ``keys`` and ``count``).
 /// - **Weak targets**: an entry created with a target leaves the registry when the target dies: at
 ///   once for ``contains(_:)``, ``keys`` and ``count``, and its timer stops on its next tick at the latest.
 ///
@@ -31,7 +32,13 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         let timer: TempoTimer
         let targetIsAlive: (@Sendable () -> Bool)?
 
-        var isDead: Bool { targetIsAlive.map { !$0() } ?? false }
+        /// The target died, or the timer ended without a last tick to remove it (its target died, or the
+        /// ``LateTickPolicy/skip`` policy dropped its last slot).
+        var isDead: Bool {
+            if let targetIsAlive, !targetIsAlive() { return true }
+            let state = timer.state
+            return state == .finished || state == .cancelled
+        }
     }
 
     struct State {
@@ -113,6 +120,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
         try Self.validate(key)
+        let total = configuration.repeats.total
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -126,10 +134,10 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         ) { [weak self] tick in
             guard let self, self.isCurrent(key, id: id) else { return }
             handler(tick)
-        }
-        timer.onStateChange { [weak self] newState in
-            if newState == .finished || newState == .cancelled {
-                self?.remove(key, id: id)
+            // The last slot of a finite timer: leave the registry. (No state handler is used for this: it
+            // would add a delivery per transition, and a synchronous one on a `VirtualClock`.)
+            if let total, !tick.isManual, tick.index >= total {
+                self.remove(key, id: id)
             }
         }
         let entry = Entry(id: id, timer: timer, targetIsAlive: targetIsAlive)
