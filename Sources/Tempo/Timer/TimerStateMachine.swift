@@ -56,14 +56,17 @@ struct TimerStateMachine {
     /// every slot that passed meanwhile, instead of one queued tick per interval.
     private var armAfterDelivery = false
 
-    private(set) var handlers: [(id: UInt64, handler: Handler)] = []
+    /// Handlers in the order added, and their ids (kept apart so a tick hands out the array without copying).
+    private(set) var handlers: [Handler] = []
+    private var handlerIDs: [UInt64] = []
     private var nextObserverID: UInt64 = 1
     private var stateHandler: StateHandler?
 
     init(config: TempoTimer.Configuration, handler: Handler?) {
         self.config = config
         if let handler {
-            handlers.append((0, handler))
+            handlers.append(handler)
+            handlerIDs.append(0)
         }
     }
 
@@ -267,7 +270,7 @@ struct TimerStateMachine {
                 }
                 fireCount += 1
                 let tick = TimerTick(index: first + 1, due: due, lateness: max(.zero, now - due), missed: missed)
-                return .tick(tick, handlers.map(\.handler))
+                return .tick(tick, handlers)
             case .manual(let index, let requested, let manualEpoch):
                 popMailbox()
                 guard manualEpoch == cancelEpoch else { continue }
@@ -277,7 +280,7 @@ struct TimerStateMachine {
                     lateness: max(.zero, now - requested),
                     isManual: true
                 )
-                return .tick(tick, handlers.map(\.handler))
+                return .tick(tick, handlers)
             case .state(let state):
                 popMailbox()
                 guard let stateHandler else { continue }
@@ -295,13 +298,15 @@ struct TimerStateMachine {
     mutating func addObserver(_ handler: @escaping Handler) -> UInt64 {
         let id = nextObserverID
         nextObserverID += 1
-        handlers.append((id, handler))
+        handlers.append(handler)
+        handlerIDs.append(id)
         return id
     }
 
     mutating func removeObserver(id: UInt64) -> Handler? {
-        guard let index = handlers.firstIndex(where: { $0.id == id }) else { return nil }
-        return handlers.remove(at: index).handler
+        guard let index = handlerIDs.firstIndex(of: id) else { return nil }
+        handlerIDs.remove(at: index)
+        return handlers.remove(at: index)
     }
 
     mutating func setStateHandler(_ handler: StateHandler?) -> StateHandler? {
