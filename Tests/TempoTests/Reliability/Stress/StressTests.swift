@@ -35,7 +35,7 @@ import Testing
             seed: seed
         )
         print(
-            "stress (registry, ticker, countdown, debouncer, throttler, wheel, seed \(String(seed, radix: 16))): \(report)"
+            "stress (registry, ticker, countdown, debouncer, throttler, wheel, async, seed \(String(seed, radix: 16))): \(report)"
         )
         #expect(report.violations.isEmpty, "seed \(String(seed, radix: 16)): \(report.violations)")
         #expect(report.stillAlive.isEmpty, "not released: \(report.stillAlive)")

@@ -5,7 +5,7 @@ import Tempo
 /// Stress subjects for the toolkit types, each on the real `SystemScheduler` with short intervals.
 enum ToolkitStressSubjects {
     static func all() -> [any StressSubject] {
-        [registry(), ticker(), countdown(), debouncer(), throttler(), wheel()]
+        [registry(), ticker(), countdown(), debouncer(), throttler(), wheel(), asyncSequences()]
     }
 
     /// A registry with three keys that threads schedule, replace, cancel, pause and resume.
