@@ -136,3 +136,36 @@ extension BadInput {
         return rows
     }
 }
+
+extension BadInput {
+    /// Tick sequences, `TempoClock` and timeouts.
+    static var asyncRows: [BadInput] {
+        var rows: [BadInput] = []
+        for interval in badIntervals {
+            let value = "\(interval)"
+            rows += [
+                BadInput("AsyncTickSequence(every: \(value))", .invalidInterval, value: value) {
+                    _ = try AsyncTickSequence(every: interval, clock: ContinuousClock())
+                },
+                BadInput("Clock.ticks(every: \(value))", .invalidInterval, value: value) {
+                    _ = try TempoClock(scheduler: VirtualClock()).ticks(every: interval)
+                },
+            ]
+        }
+        for count in badCounts {
+            rows.append(
+                BadInput("Clock.ticks(repeats: .times(\(count)))", .invalidCount, value: "\(count)") {
+                    _ = try ContinuousClock().ticks(every: .seconds(1), repeats: .times(count))
+                }
+            )
+        }
+        for leeway in badLeeways {
+            rows.append(
+                BadInput("AsyncTickSequence(leeway: \(leeway))", .invalidLeeway, value: "\(leeway)") {
+                    _ = try AsyncTickSequence(every: .seconds(1), leeway: leeway, clock: ContinuousClock())
+                }
+            )
+        }
+        return rows
+    }
+}

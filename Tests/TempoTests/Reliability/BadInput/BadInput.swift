@@ -21,7 +21,7 @@ struct BadInput: CustomTestStringConvertible, Sendable {
     }
 
     /// Every table, over every type. Adding a type means adding its rows here.
-    static var all: [BadInput] { timerRows + parserRows + errorHelperRows + toolkitRows }
+    static var all: [BadInput] { timerRows + parserRows + errorHelperRows + toolkitRows + asyncRows }
 
     // MARK: Values
 

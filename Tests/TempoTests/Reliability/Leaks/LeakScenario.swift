@@ -26,17 +26,18 @@ struct LeakScenario: CustomTestStringConvertible, Sendable {
     var testDescription: String { name }
 
     /// Waits (real-time scenarios only) until every reference is `nil` or `limit` passes; returns the live ones.
-    func survivors(of references: [WeakReference], limit: Duration = .seconds(10)) -> [String] {
+    /// Waits with `Task.sleep`, so that the cooperative pool stays free for the tasks of async scenarios.
+    func survivors(of references: [WeakReference], limit: Duration = .seconds(10)) async -> [String] {
         if realTime {
             let deadline = ContinuousClock.now + limit
             while references.contains(where: \.isAlive), ContinuousClock.now < deadline {
-                usleep(1_000)
+                try? await Task.sleep(for: .milliseconds(1))
             }
         }
         return references.filter(\.isAlive).map(\.name)
     }
 
-    static var all: [LeakScenario] { timerScenarios + toolkitScenarios }
+    static var all: [LeakScenario] { timerScenarios + toolkitScenarios + asyncScenarios }
 }
 
 /// Records what a test made, to hand back as weak references.

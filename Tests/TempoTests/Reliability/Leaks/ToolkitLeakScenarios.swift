@@ -139,3 +139,41 @@ extension LeakScenario {
         },
     ]
 }
+
+extension LeakScenario {
+    static let asyncScenarios: [LeakScenario] = [
+        real("tick loop cancelled, and a finite loop that ended") { tracker in
+            let forever = tracker.canary("cancelled loop capture")
+            let finite = tracker.canary("finite loop capture")
+            let cancelled = Task.detached {
+                for await _ in try! TempoClock.monotonic.ticks(every: .microseconds(100)) {
+                    withExtendedLifetime(forever) {}
+                }
+            }
+            let ended = Task.detached {
+                for await _ in try! TempoClock.monotonic.ticks(every: .microseconds(100), repeats: .times(3)) {
+                    withExtendedLifetime(finite) {}
+                }
+            }
+            usleep(2_000)
+            cancelled.cancel()
+            tracker.track("cancelled loop task", TaskBox(cancelled))
+            tracker.track("finite loop task", TaskBox(ended))
+        },
+        real("sleep cancelled long before its deadline") { tracker in
+            let capture = tracker.canary("sleeping task capture")
+            let task = Task.detached {
+                try? await TempoClock.monotonic.sleep(until: TempoClock.monotonic.now + .seconds(3_600))
+                withExtendedLifetime(capture) {}
+            }
+            usleep(1_000)
+            task.cancel()
+        },
+    ]
+}
+
+/// Lets a test track a task's lifetime through a class it alone holds.
+final class TaskBox: Sendable {
+    let task: Task<Void, Never>
+    init(_ task: Task<Void, Never>) { self.task = task }
+}
