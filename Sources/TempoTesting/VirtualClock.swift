@@ -22,9 +22,11 @@ public import Tempo
 /// ``adjustWallClock(by:)`` (the calendar clock is set forward or back). Time never moves backwards
 /// otherwise.
 ///
-/// Delivery: work for a queue runs synchronously on that queue (`queue.sync`), and work for no queue
-/// runs on the calling thread, so when ``advance(by:)`` returns every handler it triggered has run.
-/// Don't advance from a handler that runs on the queue being advanced into.
+/// Delivery: work for a queue is submitted to that queue, and the clock waits for it (and for any work it
+/// submits in turn) before it moves on, so when ``advance(by:)`` or a timer method called from the test
+/// returns, every handler it triggered has run, on the queue it asked for, and each handler saw `now`
+/// at its deadline. Work for no queue runs on the calling thread. Don't call ``advance(by:)`` from a
+/// handler, and don't deliver to the main queue from a test that blocks the main thread.
 ///
 /// Thread-safety: every method may be called from any thread; advance from one thread at a time.
 public final class VirtualClock: TimerScheduler {
@@ -35,6 +37,10 @@ public final class VirtualClock: TimerScheduler {
     }
 
     private let state: Mutex<State>
+    /// Work submitted to queues and not finished yet.
+    private let outstanding = DispatchGroup()
+    /// Threads currently running submitted work: they must not wait for `outstanding` (it includes them).
+    private let deliveringThreads = Mutex<[CurrentThread.ID: Int]>([:])
 
     /// 2026-01-01 00:00:00 UTC, the default starting instant of the wall clock.
     public static let defaultWallStart = TimerInstant(offset: .seconds(1_767_225_600))
@@ -94,13 +100,35 @@ public final class VirtualClock: TimerScheduler {
         withExtendedLifetime(removed) {}
     }
 
-    /// Runs `work` synchronously on `queue`, or on the calling thread for `nil`.
+    /// Runs `work` on `queue` (or on the calling thread for `nil`) and, unless called from delivered work,
+    /// waits until it and everything it submitted in turn has run.
     public func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
-        if let queue {
-            queue.sync(execute: work)
-        } else {
+        guard let queue else {
             work()
+            return
         }
+        outstanding.enter()
+        // The box lets the work (and what it captures) be released before `leave()`, so that once
+        // `settle()` returns nothing of it is still alive.
+        let box = WorkBox(work)
+        queue.async { [self] in
+            let thread = CurrentThread.id
+            deliveringThreads.withLock { $0[thread, default: 0] += 1 }
+            box.run()
+            deliveringThreads.withLock { threads in
+                threads[thread, default: 1] -= 1
+                if threads[thread] == 0 { threads[thread] = nil }
+            }
+            outstanding.leave()
+        }
+        settle()
+    }
+
+    /// Waits for submitted work, unless the caller is itself delivered work.
+    private func settle() {
+        let thread = CurrentThread.id
+        guard deliveringThreads.withLock({ $0[thread] == nil }) else { return }
+        outstanding.wait()
     }
 
     // MARK: Moving time
@@ -219,5 +247,22 @@ public final class VirtualClock: TimerScheduler {
             best = (index, offset, entry.id)
         }
         return best.map { ($0.index, $0.offset) }
+    }
+}
+
+/// Holds submitted work until it has run, then drops it.
+private final class WorkBox: Sendable {
+    private let work: Mutex<(@Sendable () -> Void)?>
+
+    init(_ work: @escaping @Sendable () -> Void) {
+        self.work = Mutex(work)
+    }
+
+    func run() {
+        let work = self.work.withLock { work in
+            defer { work = nil }
+            return work
+        }
+        work?()
     }
 }

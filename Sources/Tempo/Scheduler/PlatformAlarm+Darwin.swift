@@ -54,3 +54,10 @@ final class PlatformAlarm: @unchecked Sendable {
     }
 }
 #endif
+
+#if canImport(Darwin)
+enum PlatformThread {
+    /// Gives up the rest of the time slice (used only in short spin-waits).
+    static func yield() { sched_yield() }
+}
+#endif

@@ -83,3 +83,10 @@ enum DriverThread {
     }
 }
 #endif
+
+#if os(Linux)
+enum PlatformThread {
+    /// Gives up the rest of the time slice (used only in short spin-waits).
+    static func yield() { sched_yield() }
+}
+#endif

@@ -18,8 +18,9 @@ import Synchronization
 ///   that wakeups can be batched, and later still if the delivery queue is busy.
 /// - **Late ticks**: when the next tick is already due as well, ``LateTickPolicy`` decides (coalesce by default).
 /// - **Pause** keeps the time left to the next tick; ``resume()`` shifts the whole grid by the paused time.
-/// - **Cancellation**: once ``cancel()`` has returned, no handler run starts, except a run that another
-///   thread had already begun, which completes. Called from a handler of this timer, it stops every later tick.
+/// - **Cancellation**: once ``cancel()`` has returned, no handler run begins. A run that another thread had
+///   already begun when `cancel()` was called completes (`cancel()` does not wait for user code). Called from
+///   a handler of this timer, it stops every later tick.
 ///
 /// ## Ownership
 /// A *running* timer is kept alive by its scheduler until it finishes or is cancelled: you do not need
@@ -41,6 +42,10 @@ public final class TempoTimer: Sendable {
     private let queue: DispatchQueue?
     private let targetIsAlive: (@Sendable () -> Bool)?
     private let machine: Mutex<TimerStateMachine>
+    /// Ticks claimed from the mailbox whose handlers have not been called yet. ``cancel()`` waits for this
+    /// to reach zero, which takes a few instructions (no user code runs in between), so that a run that
+    /// was claimed before the cancel has begun before `cancel()` returns.
+    private let claimsInFlight = Atomic<Int>(0)
 
     /// The clock this timer measures deadlines on.
     public let clock: TimerClock
@@ -206,10 +211,16 @@ public final class TempoTimer: Sendable {
         perform { $0.reset(now: now, interval: interval) }
     }
 
-    /// Cancels the timer. Once this returns, no handler run starts (a run another thread had already
-    /// begun completes) and queued ticks are dropped. Idempotent; ``start()`` runs the timer again.
+    /// Cancels the timer. Once this returns, no handler run begins and queued ticks are dropped. A run that
+    /// another thread had already begun completes: `cancel()` never waits for user code, so it is safe to
+    /// call from anywhere, including a handler. Idempotent; ``start()`` runs the timer again.
     public func cancel() {
         perform { $0.cancel() }
+        var spins = 0
+        while claimsInFlight.load(ordering: .acquiring) > 0 {
+            spins += 1
+            if spins > 64 { PlatformThread.yield() }
+        }
     }
 
     /// Runs the handlers now, through the timer's delivery, without touching the schedule.
@@ -296,11 +307,16 @@ public final class TempoTimer: Sendable {
         while true {
             let now = scheduler.now(clock)
             let targetGone = targetIsAlive.map { !$0() } ?? false
-            let step = machine.withLock { $0.nextStep(now: now, targetGone: targetGone) }
+            let step = machine.withLock { machine in
+                let step = machine.nextStep(now: now, targetGone: targetGone)
+                if case .tick = step { claimsInFlight.add(1, ordering: .relaxed) }
+                return step
+            }
             switch step {
             case .idle:
                 return
             case .tick(let tick, let handlers):
+                claimsInFlight.subtract(1, ordering: .releasing)
                 for handler in handlers {
                     handler(tick)
                 }

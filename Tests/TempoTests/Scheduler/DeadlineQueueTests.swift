@@ -1,0 +1,73 @@
+import HeapModule
+import Testing
+
+@testable import Tempo
+
+/// A seeded SplitMix64 generator, so that a failing randomized test can be replayed from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A fresh random seed; failures print it so the run can be replayed with `SeededGenerator(seed:)`.
+    static func seed() -> UInt64 {
+        UInt64.random(in: 0...UInt64.max)
+    }
+}
+
+@Suite struct DeadlineQueueTests {
+    private struct Reference: Comparable {
+        var deadline: Int
+        var id: UInt64
+        static func < (a: Reference, b: Reference) -> Bool { (a.deadline, a.id) < (b.deadline, b.id) }
+    }
+
+    @Test(arguments: 0..<4)
+    func matchesAHeapReferenceUnderRandomOperations(round: Int) {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        var queue = DeadlineQueue()
+        var reference = Heap<Reference>()
+        var live = Set<UInt64>()
+        var nextID: UInt64 = 1
+        var now = 0
+        for step in 0..<20_000 {
+            switch random.next() % 10 {
+            case 0...4:
+                let deadline = now + Int(random.next() % 1_000)
+                queue.insert(
+                    id: nextID,
+                    deadline: TimerInstant(offset: .nanoseconds(deadline)),
+                    leeway: .nanoseconds(Int(random.next() % 3)),
+                    action: {}
+                )
+                reference.insert(Reference(deadline: deadline, id: nextID))
+                live.insert(nextID)
+                nextID += 1
+            case 5...6:
+                guard let victim = live.randomElement(using: &random) else { continue }
+                #expect(queue.remove(id: victim) != nil, "seed \(seed) step \(step)")
+                live.remove(victim)
+            default:
+                now += Int(random.next() % 300)
+                var due: [(UInt64, @Sendable () -> Void)] = []
+                queue.popDue(now: TimerInstant(offset: .nanoseconds(now)), into: &due)
+                var expected: [UInt64] = []
+                while let top = reference.min, top.deadline <= now {
+                    reference.removeMin()
+                    if live.remove(top.id) != nil { expected.append(top.id) }
+                }
+                #expect(due.map(\.0) == expected, "seed \(seed) step \(step)")
+            }
+            #expect(queue.count == live.count, "seed \(seed) step \(step)")
+            if step % 500 == 0 { queue._checkInvariants() }
+        }
+        _ = round
+    }
+}
