@@ -25,7 +25,9 @@ final class CommandScheduleRunner: Sendable {
             let policyName = LatePolicyOption.allCases.first { $0.policy == policy }?.rawValue ?? "coalesce"
             if overlapped > 0 {
                 let verb = policy == .skip ? "skipped" : "coalesced"
-                parts.append("\(overlapped) tick\(overlapped == 1 ? "" : "s") \(verb) while a run was going (--late \(policyName))")
+                parts.append(
+                    "\(overlapped) tick\(overlapped == 1 ? "" : "s") \(verb) while a run was going (--late \(policyName))"
+                )
             }
             if missed > 0 { parts.append("\(missed) tick\(missed == 1 ? "" : "s") missed by the timer") }
             return parts.joined(separator: ", ") + (interrupted ? " (interrupted)" : "")
@@ -118,7 +120,8 @@ final class CommandScheduleRunner: Sendable {
     private func launch() {
         Task { [self] in
             let succeeded = await runOnce()
-            let next = state.withLock { state -> (again: Bool, finish: (CheckedContinuation<Summary, Never>, Summary)?) in
+            let next = state.withLock {
+                state -> (again: Bool, finish: (CheckedContinuation<Summary, Never>, Summary)?) in
                 state.childPID = nil
                 state.summary.runs += 1
                 if !succeeded { state.summary.failures += 1 }

@@ -32,7 +32,9 @@ struct CountdownCommand: ParsableCommand {
     mutating func validate() throws {
         _ = try parseDuration(duration, option: "<duration>")
         _ = try parseDuration(refresh, option: "--refresh")
-        guard (1...500).contains(width) else { throw ValidationError("--width must be between 1 and 500, got \(width)") }
+        guard (1...500).contains(width) else {
+            throw ValidationError("--width must be between 1 and 500, got \(width)")
+        }
     }
 
     func run() throws {

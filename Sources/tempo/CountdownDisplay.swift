@@ -59,7 +59,8 @@ final class CountdownDisplay: Sendable {
         let elapsed = SystemScheduler.shared.now(.continuous) - start
         let text =
             interactive
-            ? "\r\u{1B}[2K" + line(remaining: .zero) + "\ndone after \(clockText(elapsed, rounding: .toNearestOrAwayFromZero))\n"
+            ? "\r\u{1B}[2K" + line(remaining: .zero)
+                + "\ndone after \(clockText(elapsed, rounding: .toNearestOrAwayFromZero))\n"
             : "done after \(clockText(elapsed, rounding: .toNearestOrAwayFromZero))\n"
         emit(text, last: true)
     }

@@ -28,7 +28,8 @@ struct LatencyCommand: ParsableCommand {
     @Option(
         name: .long,
         parsing: .upToNextOption,
-        help: "The backends to measure (default: all): \(LatencyProbe.Backend.allCases.map(\.rawValue).joined(separator: ", ")). The floor always runs."
+        help:
+            "The backends to measure (default: all): \(LatencyProbe.Backend.allCases.map(\.rawValue).joined(separator: ", ")). The floor always runs."
     )
     var backends: [String] = []
 
@@ -77,7 +78,8 @@ struct LatencyCommand: ParsableCommand {
         for (index, backend) in backends.enumerated() {
             let samples = try LatencyProbe.measure(backend, every: period, for: duration) { done in
                 let bar = String(repeating: "#", count: Int(done * 20)).padding(to: 20)
-                progress.show("[\(index + 1)/\(backends.count)] \(backend.rawValue.padding(to: 14)) [\(bar)] \(Int(done * 100))%")
+                progress.show(
+                    "[\(index + 1)/\(backends.count)] \(backend.rawValue.padding(to: 14)) [\(bar)] \(Int(done * 100))%")
             }
             stats.append(LatencyStats(samples))
         }

@@ -45,20 +45,25 @@ extension LatencyReport {
         var decade = xLow
         while decade <= xHigh * 1.0001 {
             let px = fmt(x(decade))
-            svg += "<line x1=\"\(px)\" y1=\"\(fmt(top))\" x2=\"\(px)\" y2=\"\(fmt(top + plotHeight))\" stroke=\"#ddd\"/>\n"
-            svg += "<text x=\"\(px)\" y=\"\(fmt(top + plotHeight + 18))\" text-anchor=\"middle\">\(label(decade))</text>\n"
+            svg +=
+                "<line x1=\"\(px)\" y1=\"\(fmt(top))\" x2=\"\(px)\" y2=\"\(fmt(top + plotHeight))\" stroke=\"#ddd\"/>\n"
+            svg +=
+                "<text x=\"\(px)\" y=\"\(fmt(top + plotHeight + 18))\" text-anchor=\"middle\">\(label(decade))</text>\n"
             decade *= 10
         }
         for exponent in 0...Int(yDecades) {
             let fraction = pow(10, -Double(exponent))
             let py = fmt(y(fraction))
-            svg += "<line x1=\"\(fmt(left))\" y1=\"\(py)\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(py)\" stroke=\"#ddd\"/>\n"
-            svg += "<text x=\"\(fmt(left - 8))\" y=\"\(py)\" dy=\"4\" text-anchor=\"end\">\(percentLabel(fraction))</text>\n"
+            svg +=
+                "<line x1=\"\(fmt(left))\" y1=\"\(py)\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(py)\" stroke=\"#ddd\"/>\n"
+            svg +=
+                "<text x=\"\(fmt(left - 8))\" y=\"\(py)\" dy=\"4\" text-anchor=\"end\">\(percentLabel(fraction))</text>\n"
         }
         let half = fmt(y(0.5))
         svg += "<line x1=\"\(fmt(left))\" y1=\"\(half)\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(half)\" "
         svg += "stroke=\"#bbb\" stroke-dasharray=\"4 4\"/>\n"
-        svg += "<text x=\"\(fmt(left + plotWidth - 4))\" y=\"\(half)\" dy=\"-4\" text-anchor=\"end\" fill=\"#888\">p50</text>\n"
+        svg +=
+            "<text x=\"\(fmt(left + plotWidth - 4))\" y=\"\(half)\" dy=\"-4\" text-anchor=\"end\" fill=\"#888\">p50</text>\n"
         svg += "<rect x=\"\(fmt(left))\" y=\"\(fmt(top))\" width=\"\(fmt(plotWidth))\" height=\"\(fmt(plotHeight))\" "
         svg += "fill=\"none\" stroke=\"#444\"/>\n"
         svg += "<text x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(height - 18))\" text-anchor=\"middle\">"
@@ -79,17 +84,21 @@ extension LatencyReport {
                 remaining -= Double(bucket.count)
                 points.append("\(fmt(x(micros))),\(fmt(y(remaining / total)))")
             }
-            svg += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
+            svg +=
+                "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
             let legendY = top + 10 + Double(index) * 44
             let legendX = left + plotWidth + 16
-            svg += "<line x1=\"\(fmt(legendX))\" y1=\"\(fmt(legendY))\" x2=\"\(fmt(legendX + 24))\" y2=\"\(fmt(legendY))\" "
+            svg +=
+                "<line x1=\"\(fmt(legendX))\" y1=\"\(fmt(legendY))\" x2=\"\(fmt(legendX + 24))\" y2=\"\(fmt(legendY))\" "
             svg += "stroke=\"\(color)\" stroke-width=\"3\"/>\n"
-            svg += "<text x=\"\(fmt(legendX + 30))\" y=\"\(fmt(legendY))\" dy=\"4\" font-weight=\"bold\">\(stat.backend)</text>\n"
+            svg +=
+                "<text x=\"\(fmt(legendX + 30))\" y=\"\(fmt(legendY))\" dy=\"4\" font-weight=\"bold\">\(stat.backend)</text>\n"
             var detail = "p50 \(formatMicros(stat.p50)) µs, p99 \(formatMicros(stat.p99)) µs"
             if stat.backend != .floor, let ratio = ratio(stat.p50, floor?.p50) {
                 detail += " (\(formatRatio(ratio)))"
             }
-            svg += "<text x=\"\(fmt(legendX + 30))\" y=\"\(fmt(legendY + 17))\" font-size=\"11\" fill=\"#444\">\(detail)</text>\n"
+            svg +=
+                "<text x=\"\(fmt(legendX + 30))\" y=\"\(fmt(legendY + 17))\" font-size=\"11\" fill=\"#444\">\(detail)</text>\n"
         }
         svg += "</svg>\n"
         return svg

@@ -1,7 +1,9 @@
 import Tempo
 
 extension LatencyReport {
-    static let columns = ["backend", "ticks", "p50", "p90", "p99", "p99.9", "max", "min", "drift", "p50/floor", "p99/floor"]
+    static let columns = [
+        "backend", "ticks", "p50", "p90", "p99", "p99.9", "max", "min", "drift", "p50/floor", "p99/floor",
+    ]
 
     /// One row of cells per backend, in the order of ``columns``; lateness in µs.
     func rows() -> [[String]] {
@@ -36,7 +38,8 @@ extension LatencyReport {
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }.joined(separator: "  ")
         }
-        var text = "tempo latency: period \(formatDuration(period)), \(formatDuration(duration)) per backend, run one after another\n"
+        var text =
+            "tempo latency: period \(formatDuration(period)), \(formatDuration(duration)) per backend, run one after another\n"
         text += "lateness in µs (HdrHistogram, 3 significant digits); drift = last tick vs its slot on the grid\n\n"
         text += line(header) + "\n"
         for row in body { text += line(row) + "\n" }
@@ -64,7 +67,8 @@ extension LatencyReport {
 
     /// Comma-separated values: a header line and one line per backend.
     func csv() -> String {
-        let header = ["backend", "ticks", "missed", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "min_us", "drift_us"]
+        let header =
+            ["backend", "ticks", "missed", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "min_us", "drift_us"]
             + ["p50_ratio_to_floor", "p99_ratio_to_floor"]
         var text = header.joined(separator: ",") + "\n"
         for (stat, row) in zip(stats, rows()) {

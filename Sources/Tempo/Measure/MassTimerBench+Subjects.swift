@@ -27,7 +27,8 @@ extension MassTimerBench {
         return (armed, now() - cancelStart, bytes)
     }
 
-    static func benchDispatch(count: Int, progress: (Double) -> Void) -> (arm: Duration, cancel: Duration, bytes: Int64) {
+    static func benchDispatch(count: Int, progress: (Double) -> Void) -> (arm: Duration, cancel: Duration, bytes: Int64)
+    {
         let queue = DispatchQueue(label: "tempo.bench.dispatch")
         var sources: [any DispatchSourceTimer] = []
         sources.reserveCapacity(count)
