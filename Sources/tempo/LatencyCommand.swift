@@ -11,9 +11,10 @@ struct LatencyCommand: ParsableCommand {
         commandName: "latency",
         abstract: "Measure how late timers wake up: Tempo, Dispatch and a clock_nanosleep floor, side by side.",
         discussion: """
-            Each backend ticks every PERIOD for DURATION, anchored at its start, one backend after \
-            another (sequentially, so that on a small machine no backend competes with another for a \
-            core). For each it reports lateness percentiles in µs, the drift of the last tick from the \
+            Each backend ticks every PERIOD for DURATION in all, anchored at the start of each round. \
+            Backends never run at the same time (on a small machine they would compete for the same \
+            cores); they take turns in ROUNDS rounds, each starting with a different backend, so that a \
+            change in the machine's load falls on all of them alike. For each it reports lateness percentiles in µs, the drift of the last tick from the \
             ideal grid, and p50/p99 as a ratio to the floor: a thread sleeping with \
             clock_nanosleep(TIMER_ABSTIME) and 1 ns timer slack.
             """
@@ -24,6 +25,9 @@ struct LatencyCommand: ParsableCommand {
 
     @Option(name: .long, help: "How long to measure each backend, like 5s or 300ms.")
     var duration: String = "5s"
+
+    @Option(name: .long, help: "How many turns the backends take (default: one per second of DURATION, 1 to 10).")
+    var rounds: Int?
 
     @Option(
         name: .long,
@@ -48,12 +52,17 @@ struct LatencyCommand: ParsableCommand {
     mutating func validate() throws {
         let period = try parseDuration(self.period, option: "--period")
         let duration = try parseDuration(self.duration, option: "--duration")
+        let slots: Int
         do {
-            _ = try LatencyProbe.slotCount(period: period, duration: duration)
+            slots = try LatencyProbe.slotCount(period: period, duration: duration)
         } catch {
             throw ValidationError(error.message)
         }
         _ = try selectedBackends()
+        try validateCount(rounds, option: "--rounds")
+        if let rounds, rounds > slots {
+            throw ValidationError("--rounds \(rounds) is more than the \(slots) ticks of --duration \(self.duration)")
+        }
         if json && csv { throw ValidationError("--json and --csv cannot be combined") }
     }
 
@@ -74,17 +83,14 @@ struct LatencyCommand: ParsableCommand {
         let duration = try parseDuration(self.duration, option: "--duration")
         let backends = try selectedBackends()
         let progress = ProgressLine(enabled: !noProgress && isatty(2) != 0)
-        var stats: [LatencyStats] = []
-        for (index, backend) in backends.enumerated() {
-            let samples = try LatencyProbe.measure(backend, every: period, for: duration) { done in
-                let bar = String(repeating: "#", count: Int(done * 20)).padding(to: 20)
-                progress.show(
-                    "[\(index + 1)/\(backends.count)] \(backend.rawValue.padding(to: 14)) [\(bar)] \(Int(done * 100))%")
-            }
-            stats.append(LatencyStats(samples))
+        let rounds = self.rounds ?? min(10, max(1, Int(duration / .seconds(1))))
+        let samples = try LatencyProbe.measure(backends, every: period, for: duration, rounds: rounds) { done in
+            let bar = String(repeating: "#", count: Int(done * 30)).padding(to: 30)
+            progress.show("measuring \(backends.count) backends, \(rounds) rounds [\(bar)] \(Int(done * 100))%")
         }
+        let stats = samples.map(LatencyStats.init)
         progress.clear()
-        let report = LatencyReport(period: period, duration: duration, stats: stats)
+        let report = LatencyReport(period: period, duration: duration, rounds: rounds, stats: stats)
         if json {
             print(report.json(), terminator: "")
         } else if csv {

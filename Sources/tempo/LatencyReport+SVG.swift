@@ -19,8 +19,9 @@ extension LatencyReport {
         let colors = ["#222222", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
 
         let maxMicros = stats.map(\.maxMicros).max() ?? 1
-        let xLow = 1.0
-        let xHigh = pow(10, max(1, ceil(log10(max(maxMicros, 2)))))
+        let minMicros = stats.map(\.minMicros).min() ?? 1
+        let xLow = pow(10, log10(max(minMicros, 1)).rounded(.down))
+        let xHigh = max(xLow * 10, pow(10, ceil(log10(max(maxMicros, 2)))))
         let maxTicks = Double(stats.map(\.ticks).max() ?? 1)
         let yDecades = max(1, ceil(log10(max(maxTicks, 10))))
         func x(_ micros: Double) -> Double {
@@ -37,8 +38,8 @@ extension LatencyReport {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
             viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="13">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="\(fmt(left))" y="28" font-size="16" font-weight="bold">Timer lateness: share of ticks later \
-            than x (period \(formatDuration(period)), \(formatDuration(duration)) per backend)</text>
+            <text x="\(fmt(left))" y="28" font-size="16" font-weight="bold">Timer lateness: share of ticks later than x \
+            (period \(formatDuration(period)), \(formatDuration(duration)) per backend)</text>
 
             """
         // Grid and axes.

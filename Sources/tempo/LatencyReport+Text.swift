@@ -39,7 +39,7 @@ extension LatencyReport {
             }.joined(separator: "  ")
         }
         var text =
-            "tempo latency: period \(formatDuration(period)), \(formatDuration(duration)) per backend, run one after another\n"
+            "tempo latency: period \(formatDuration(period)), \(formatDuration(duration)) per backend, taking turns in \(rounds) round\(rounds == 1 ? "" : "s")\n"
         text += "lateness in µs (HdrHistogram, 3 significant digits); drift = last tick vs its slot on the grid\n\n"
         text += line(header) + "\n"
         for row in body { text += line(row) + "\n" }

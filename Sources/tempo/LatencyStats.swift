@@ -49,6 +49,7 @@ struct LatencyStats {
 struct LatencyReport {
     let period: Duration
     let duration: Duration
+    let rounds: Int
     let stats: [LatencyStats]
 
     var floor: LatencyStats? { stats.first { $0.backend == .floor } }

@@ -22,9 +22,10 @@ extension LatencyProbe {
                 _ = ctempo_sleep_until(clockID, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000)
                 #endif
                 let now = PlatformClock.now(.monotonic)
-                if recorder.record(slot: slot, now: now) { return }
-                // Coalesce like the other backends: skip slots that are already overdue.
-                slot = min(max(slot + 1, recorder.slot(at: now)), recorder.slots)
+                // Coalesce like the other backends: slots that are overdue as well fold into this tick.
+                let last = min(max(slot, recorder.slot(at: now)), recorder.slots)
+                if recorder.record(slot: last, now: now) { return }
+                slot = last + 1
             }
         }
         recorder.waitUntilDone(progress: progress)

@@ -1,13 +1,15 @@
 /// Measures how punctually a periodic timer wakes up, in the manner of `cyclictest`.
 ///
 /// Each measurement arms one backend to tick every `period` on the monotonic clock, anchored at the
-/// instant the measurement starts: tick `k` is due at `start + k · period`. In its handler the probe reads
-/// the monotonic clock and records how late the tick ran (lateness, never negative). When the next slot
-/// is already due as well, the slots in between are counted as missed and not measured (like
-/// ``LateTickPolicy/coalesce``), the same way for every backend.
+/// instant the measurement starts: slot `k` is due at `start + k · period`. In its handler the probe reads
+/// the monotonic clock and records how late the tick ran after the deadline it was waiting for (the
+/// first slot not yet delivered), as `cyclictest` does. When later slots are overdue as well, every
+/// backend folds them into that tick (like ``LateTickPolicy/coalesce``) and they count as missed.
 ///
-/// Measurements block the calling thread until they finish; run one backend at a time for a fair
-/// comparison on a small machine (concurrent backends compete for the same cores).
+/// Measurements block the calling thread until they finish. Backends never run at the same time (on a
+/// small machine they would compete for the same cores); ``measure(_:every:for:rounds:progress:)``
+/// interleaves them in rounds, so that a change in the machine's load during the run falls on every
+/// backend alike.
 ///
 /// Thread-safety: ``measure(_:every:for:progress:)`` may be called from any thread; the backends run on
 /// their own threads and queues.
@@ -60,6 +62,18 @@ public enum LatencyProbe {
 
         /// The number of ticks measured.
         public var ticks: Int { latenessNanoseconds.count }
+
+        /// These samples followed by those of a later measurement of the same backend; the drift is the later one's.
+        func appending(_ later: Samples) -> Samples {
+            Samples(
+                backend: backend,
+                period: period,
+                slots: slots + later.slots,
+                latenessNanoseconds: latenessNanoseconds + later.latenessNanoseconds,
+                missed: missed + later.missed,
+                drift: later.drift
+            )
+        }
     }
 
     /// Runs `backend` every `period` for `duration` and records the lateness of each tick.
@@ -87,6 +101,45 @@ public enum LatencyProbe {
             try runTempo(recorder, delivery: backend == .tempoPrecise ? .immediate : .privateQueue, progress: progress)
         }
         return recorder.samples(backend: backend)
+    }
+
+    /// Measures several backends one at a time, interleaved: the duration is split into `rounds`, and
+    /// each round runs every backend for `duration / rounds`, starting with a different backend each round.
+    ///
+    /// - Parameters:
+    ///   - backends: The backends, each measured once per round.
+    ///   - period: The tick period; at least 10 µs.
+    ///   - duration: The total measuring time per backend.
+    ///   - rounds: How many slices to cut each backend's time into (at least 1, and at most one per period).
+    ///   - progress: Called on the calling thread with the fraction of the whole run done (0...1).
+    /// - Returns: One merged ``Samples`` per backend, in the order of `backends`.
+    /// - Throws: ``TempoError`` naming `period`, `duration` or `rounds` when out of range.
+    public static func measure(
+        _ backends: [Backend],
+        every period: Duration,
+        for duration: Duration,
+        rounds: Int,
+        progress: (Double) -> Void = { _ in }
+    ) throws(TempoError) -> [Samples] {
+        let slots = try slotCount(period: period, duration: duration)
+        guard rounds >= 1, rounds <= slots else {
+            throw TempoError(
+                .invalidCount, value: "\(rounds)", message: "rounds must be between 1 and \(slots), got \(rounds)")
+        }
+        let slice = period * (slots / rounds)
+        var merged: [Samples?] = Array(repeating: nil, count: backends.count)
+        let steps = Double(rounds * backends.count)
+        for round in 0..<rounds {
+            for offset in backends.indices {
+                let index = (offset + round) % backends.count
+                let step = Double(round * backends.count + offset)
+                let samples = try measure(backends[index], every: period, for: slice) { done in
+                    progress((step + done) / steps)
+                }
+                merged[index] = merged[index].map { $0.appending(samples) } ?? samples
+            }
+        }
+        return merged.compactMap { $0 }
     }
 
     /// The number of ticks a measurement of `duration` at `period` has: `duration / period`, rounded down.

@@ -30,17 +30,20 @@ final class LatencyRecorder: Sendable {
         start + period * slot
     }
 
-    /// Records that slot `slot` (from 1) ran at `now`. Returns `true` once the last slot has been recorded.
+    /// Records a tick that ran at `now` for slots up to `slot` (from 1). Returns `true` once the last slot
+    /// has been recorded.
+    ///
+    /// The lateness is measured from the first slot not yet recorded: the deadline the backend was waiting
+    /// for. Slots between it and `slot` were folded into this tick and count as missed.
     @discardableResult
     func record(slot: Int, now: TimerInstant) -> Bool {
-        let offset = now - due(slot)
-        let nanoseconds = offset <= .zero ? 0 : UInt64(offset.nanosecondsRoundedUp)
         let finished = state.withLock { state -> Bool in
             guard slot > state.lastSlot, state.lastSlot < slots else { return false }
+            let lateness = now - due(state.lastSlot + 1)
+            state.lateness.append(lateness <= .zero ? 0 : UInt64(lateness.nanosecondsRoundedUp))
             state.missed += slot - state.lastSlot - 1
             state.lastSlot = slot
-            state.lastOffset = offset
-            state.lateness.append(nanoseconds)
+            state.lastOffset = now - due(slot)
             return slot >= slots
         }
         if finished { done.signal() }
