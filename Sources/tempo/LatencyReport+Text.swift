@@ -58,11 +58,18 @@ extension LatencyReport {
                 let share = stat.fractionLater(than: low) - (high.isFinite ? stat.fractionLater(than: high) : 0)
                 guard share > 0 else { continue }
                 let label = high.isFinite ? "\(Int(low))–\(Int(high))" : "> \(Int(low))"
-                let bar = String(repeating: "█", count: max(1, Int((share * Double(width)).rounded())))
+                let bar = Self.bar(share * Double(width))
                 text += "  \(label.padding(to: 11)) \(bar) \(formatPercent(share))\n"
             }
         }
         return text
+    }
+
+    /// A bar `cells` long in eighths of a block; at least a thin sliver, so that rare buckets show.
+    static func bar(_ cells: Double) -> String {
+        let eighths = max(1, Int((cells * 8).rounded()))
+        let partial = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"][eighths % 8]
+        return String(repeating: "█", count: eighths / 8) + partial
     }
 
     /// Comma-separated values: a header line and one line per backend.
@@ -74,7 +81,9 @@ extension LatencyReport {
         for (stat, row) in zip(stats, rows()) {
             var cells = row
             cells.insert(String(stat.missed), at: 2)
-            text += cells.map { $0 == "-" ? "" : $0 }.joined(separator: ",") + "\n"
+            // Plain numbers for machines: no "x" suffix on the ratios, empty when there is no floor.
+            text += cells.map { $0 == "-" ? "" : $0.hasSuffix("x") ? String($0.dropLast()) : $0 }.joined(separator: ",")
+            text += "\n"
         }
         return text
     }
@@ -122,7 +131,9 @@ func formatRatio(_ value: Double?) -> String {
 }
 
 func formatPercent(_ share: Double) -> String {
-    String((share * 1000).rounded() / 10) + "%"
+    let percent = share * 100
+    if percent >= 0.1 { return String((percent * 10).rounded() / 10) + "%" }
+    return String((percent * 100).rounded() / 100) + "%"
 }
 
 extension String {
