@@ -17,9 +17,11 @@ func formatMicros(_ value: Double) -> String {
 /// Min, mean and max of lateness samples, safe to feed from a timer's queue.
 final class LatenessStats: Sendable {
     private let samples = Mutex<[Double]>([])
+    private let missed = Mutex(0)
 
-    func add(_ micros: Double) {
+    func add(_ micros: Double, missed: Int = 0) {
         samples.withLock { $0.append(micros) }
+        self.missed.withLock { $0 += missed }
     }
 
     func summary(count: Int) -> String {
@@ -27,7 +29,9 @@ final class LatenessStats: Sendable {
         guard !values.isEmpty else { return "summary: no ticks" }
         let mean = values.reduce(0, +) / Double(values.count)
         let median = values[values.count / 2]
-        return "summary: \(values.count)/\(count) ticks, lateness µs min \(formatMicros(values[0])) "
+        let missed = self.missed.withLock { $0 }
+        return
+            "summary: \(values.count)/\(count) ticks delivered, \(missed) missed, lateness µs min \(formatMicros(values[0])) "
             + "median \(formatMicros(median)) mean \(formatMicros(mean)) max \(formatMicros(values[values.count - 1]))"
     }
 }

@@ -55,7 +55,7 @@ struct TickCommand: ParsableCommand {
             clock: clock
         ) { tick in
             let micros = tick.lateness.microseconds
-            stats.add(micros)
+            stats.add(micros, missed: tick.missed)
             print("tick \(tick.index)/\(total)  late \(formatMicros(micros)) µs  missed \(tick.missed)")
             if tick.index == total { done.signal() }
         }
