@@ -43,7 +43,10 @@ struct LatencyCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the result as CSV instead of a table.")
     var csv = false
 
-    @Option(name: .long, help: "Also write a plot of the latency distributions to this SVG file.")
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Also write a plot of the latency distributions to this SVG file.", valueName: "file")
+    )
     var svg: String?
 
     @Flag(name: .long, help: "Do not draw the progress line.")

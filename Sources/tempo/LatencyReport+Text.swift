@@ -116,6 +116,7 @@ extension LatencyReport {
             {
               "period_us": \(number(period.microseconds)),
               "duration_us": \(number(duration.microseconds)),
+              "rounds": \(rounds),
               "backends": [
             \(entries.joined(separator: ",\n"))
               ]

@@ -40,6 +40,15 @@ import Testing
         #expect(output.stderr.contains("ticks skipped while a run was going"), "stderr: \(output.stderr)")
     }
 
+    /// Ticks at 0, 100, 200, 300 ms; each run takes 250 ms. Coalesce folds the ticks at 100 and 200 ms into
+    /// one run that starts when the first ends, so fewer runs than ticks.
+    @Test func coalesceFoldsTicksThatArriveWhileARunIsGoing() throws {
+        let output = try TempoBinary.run(["every", "100ms", "--count", "4", "--", "sleep", "0.25"])
+        #expect(output.status == 0)
+        #expect(output.stderr.contains("coalesced while a run was going"), "stderr: \(output.stderr)")
+        #expect(!output.stderr.contains("4 runs"), "stderr: \(output.stderr)")
+    }
+
     /// Burst owes every overlapping tick a run: four ticks, four runs, however long each takes.
     @Test func burstRunsOncePerTick() throws {
         let output = try TempoBinary.run(["every", "50ms", "--count", "4", "--late", "burst", "--", "sleep", "0.12"])
