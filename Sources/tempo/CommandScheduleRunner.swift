@@ -81,13 +81,14 @@ final class CommandScheduleRunner: Sendable {
     }
 
     /// Stops the schedule: no new run starts; the run that is going gets SIGINT and is waited for.
+    /// A second interrupt kills that run (SIGKILL).
     func interrupt() {
-        let (timer, pid) = state.withLock { state -> (TempoTimer?, pid_t?) in
-            state.summary.interrupted = true
-            return (state.timer, state.childPID)
+        let (timer, pid, again) = state.withLock { state -> (TempoTimer?, pid_t?, Bool) in
+            defer { state.summary.interrupted = true }
+            return (state.timer, state.childPID, state.summary.interrupted)
         }
         timer?.cancel()
-        if let pid { kill(pid, SIGINT) }
+        if let pid { kill(pid, again ? SIGKILL : SIGINT) }
         scheduleEnded()
     }
 

@@ -18,8 +18,8 @@ struct EveryCommand: AsyncParsableCommand {
             output passes through. When a run is due while the previous one is still going, --late \
             decides: coalesce (default) starts one run as soon as the current one ends, burst starts \
             one run per missed tick back to back, skip waits for the next tick. Non-zero exits are \
-            reported and counted. Ctrl-C stops the schedule, waits for the current run, and prints a \
-            summary. The exit status is 0 when every run succeeded and 1 otherwise.
+            reported and counted. Ctrl-C stops the schedule, waits for the current run (a second \
+            Ctrl-C kills it), and prints a summary. The exit status is 0 when every run succeeded and 1 otherwise.
             """
     )
 
