@@ -4,6 +4,8 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 extension LatencyProbe {
@@ -20,6 +22,15 @@ extension LatencyProbe {
                 #if os(Linux)
                 let nanoseconds = due.nanosecondsRoundedUp
                 _ = ctempo_sleep_until(clockID, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000)
+                #else
+                // No absolute sleep here: a relative one is the best floor available.
+                let remaining = due - PlatformClock.now(.monotonic)
+                if remaining > .zero {
+                    var spec = timespec(
+                        tv_sec: Int(remaining.components.seconds),
+                        tv_nsec: Int(remaining.components.attoseconds / 1_000_000_000))
+                    nanosleep(&spec, nil)
+                }
                 #endif
                 let now = PlatformClock.now(.monotonic)
                 // Coalesce like the other backends: slots that are overdue as well fold into this tick.
