@@ -43,6 +43,9 @@ extension LatencyReport {
         text += "lateness in µs (HdrHistogram, 3 significant digits); drift = last tick vs its slot on the grid\n\n"
         text += line(header) + "\n"
         for row in body { text += line(row) + "\n" }
+        for stat in stats where stat.early > 0 {
+            text += "warning: \(stat.backend) ran \(stat.early) tick(s) before their deadline\n"
+        }
         return text
     }
 
@@ -75,12 +78,15 @@ extension LatencyReport {
     /// Comma-separated values: a header line and one line per backend.
     func csv() -> String {
         let header =
-            ["backend", "ticks", "missed", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "min_us", "drift_us"]
+            [
+                "backend", "ticks", "missed", "early", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "min_us",
+                "drift_us",
+            ]
             + ["p50_ratio_to_floor", "p99_ratio_to_floor"]
         var text = header.joined(separator: ",") + "\n"
         for (stat, row) in zip(stats, rows()) {
             var cells = row
-            cells.insert(String(stat.missed), at: 2)
+            cells.insert(contentsOf: [String(stat.missed), String(stat.early)], at: 2)
             // Plain numbers for machines: no "x" suffix on the ratios, empty when there is no floor.
             text += cells.map { $0 == "-" ? "" : $0.hasSuffix("x") ? String($0.dropLast()) : $0 }.joined(separator: ",")
             text += "\n"
@@ -100,6 +106,7 @@ extension LatencyReport {
                 "\"description\": \"\(stat.backend.summary)\"",
                 "\"ticks\": \(stat.ticks)",
                 "\"missed\": \(stat.missed)",
+                "\"early\": \(stat.early)",
                 "\"p50_us\": \(number(stat.p50))",
                 "\"p90_us\": \(number(stat.p90))",
                 "\"p99_us\": \(number(stat.p99))",

@@ -6,6 +6,7 @@ struct LatencyStats {
     let backend: LatencyProbe.Backend
     let ticks: Int
     let missed: Int
+    let early: Int
     let histogram: Histogram<UInt64>
     let driftMicros: Double
 
@@ -17,6 +18,7 @@ struct LatencyStats {
         self.backend = samples.backend
         self.ticks = samples.ticks
         self.missed = samples.missed
+        self.early = samples.early
         self.histogram = histogram
         self.driftMicros = samples.drift.microseconds
     }

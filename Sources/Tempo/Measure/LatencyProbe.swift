@@ -54,6 +54,9 @@ public enum LatencyProbe {
         public let latenessNanoseconds: [UInt64]
         /// Slots that were already overdue when an earlier tick ran, and so were folded into it.
         public let missed: Int
+        /// Ticks whose handler ran before the deadline it was waiting for (recorded with lateness 0).
+        /// Always 0 for a correct backend.
+        public let early: Int
         /// How far the last tick ran from its slot on the ideal grid `start + N · period` (`N` its slot).
         ///
         /// An anchored timer keeps this near one tick's lateness however long it runs; a timer that
@@ -71,6 +74,7 @@ public enum LatencyProbe {
                 slots: slots + later.slots,
                 latenessNanoseconds: latenessNanoseconds + later.latenessNanoseconds,
                 missed: missed + later.missed,
+                early: early + later.early,
                 drift: later.drift
             )
         }

@@ -7,6 +7,7 @@ final class LatencyRecorder: Sendable {
         var lateness: [UInt64] = []
         var lastSlot = 0
         var missed = 0
+        var early = 0
         var lastOffset = Duration.zero
     }
 
@@ -40,6 +41,7 @@ final class LatencyRecorder: Sendable {
         let finished = state.withLock { state -> Bool in
             guard slot > state.lastSlot, state.lastSlot < slots else { return false }
             let lateness = now - due(state.lastSlot + 1)
+            if lateness < .zero { state.early += 1 }
             state.lateness.append(lateness <= .zero ? 0 : UInt64(lateness.nanosecondsRoundedUp))
             state.missed += slot - state.lastSlot - 1
             state.lastSlot = slot
@@ -79,6 +81,7 @@ final class LatencyRecorder: Sendable {
                 slots: slots,
                 latenessNanoseconds: state.lateness,
                 missed: state.missed,
+                early: state.early,
                 drift: state.lastOffset
             )
         }

@@ -30,7 +30,7 @@ import Testing
         #expect(output.status == 0, "stderr: \(output.stderr)")
         let lines = output.stdout.split(separator: "\n")
         #expect(lines.count == 3)
-        #expect(lines.first?.hasPrefix("backend,ticks,missed,p50_us") == true)
+        #expect(lines.first?.hasPrefix("backend,ticks,missed,early,p50_us") == true)
         #expect(lines.dropFirst().map { $0.split(separator: ",").first } == ["floor", "tempo-precise"])
     }
 

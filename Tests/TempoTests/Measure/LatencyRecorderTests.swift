@@ -23,6 +23,15 @@ import Testing
         #expect(!recorder.record(slot: 3, now: Self.start + .milliseconds(3)))
         #expect(!recorder.record(slot: 1, now: Self.start + .milliseconds(3)))
         #expect(recorder.samples(backend: .floor).latenessNanoseconds == [0, 1])
+        #expect(recorder.samples(backend: .floor).early == 0)
+    }
+
+    @Test func aTickBeforeItsDeadlineIsCountedAsEarly() {
+        let recorder = LatencyRecorder(start: Self.start, period: .milliseconds(1), slots: 2)
+        recorder.record(slot: 1, now: Self.start + .milliseconds(1) - .nanoseconds(1))
+        let samples = recorder.samples(backend: .floor)
+        #expect(samples.early == 1)
+        #expect(samples.latenessNanoseconds == [0])
     }
 
     @Test func aSourceReportingSeveralFiresAdvancesBySoManySlots() {
