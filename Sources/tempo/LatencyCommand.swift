@@ -70,15 +70,17 @@ struct LatencyCommand: ParsableCommand {
     }
 
     func selectedBackends() throws -> [LatencyProbe.Backend] {
+        let names = backends.flatMap { $0.split(separator: ",").map(String.init) }
+        guard !names.isEmpty else { return LatencyProbe.Backend.allCases }
         var selected: [LatencyProbe.Backend] = [.floor]
-        for name in backends.flatMap({ $0.split(separator: ",").map(String.init) }) {
+        for name in names {
             guard let backend = LatencyProbe.Backend(rawValue: name) else {
                 let known = LatencyProbe.Backend.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ValidationError("--backends: unknown backend '\(name)' (use \(known))")
             }
             if !selected.contains(backend) { selected.append(backend) }
         }
-        return selected.count > 1 ? selected : LatencyProbe.Backend.allCases
+        return selected
     }
 
     func run() throws {
@@ -86,7 +88,8 @@ struct LatencyCommand: ParsableCommand {
         let duration = try parseDuration(self.duration, option: "--duration")
         let backends = try selectedBackends()
         let progress = ProgressLine(enabled: !noProgress && isatty(2) != 0)
-        let rounds = self.rounds ?? min(10, max(1, Int(duration / .seconds(1))))
+        let slots = try LatencyProbe.slotCount(period: period, duration: duration)
+        let rounds = self.rounds ?? min(10, slots, max(1, Int(duration / .seconds(1))))
         let samples = try LatencyProbe.measure(backends, every: period, for: duration, rounds: rounds) { done in
             let bar = String(repeating: "#", count: Int(done * 30)).padding(to: 30)
             progress.show("measuring \(backends.count) backends, \(rounds) rounds [\(bar)] \(Int(done * 100))%")
