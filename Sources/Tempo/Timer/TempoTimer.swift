@@ -17,6 +17,8 @@ import Synchronization
 /// - **Never early**: no tick is delivered before its due instant. It may run up to ``leeway`` late so
 ///   that wakeups can be batched, and later still if the delivery queue is busy.
 /// - **Late ticks**: when the next tick is already due as well, ``LateTickPolicy`` decides (coalesce by default).
+///   The next deadline is armed once the previous tick's handlers have returned, so a slow handler or a
+///   busy queue is treated like any other lateness: under coalesce it gets one tick, not a backlog.
 /// - **Pause** keeps the time left to the next tick; ``resume()`` shifts the whole grid by the paused time.
 /// - **Cancellation**: once ``cancel()`` has returned, no handler run begins. A run that another thread had
 ///   already begun when `cancel()` was called completes (`cancel()` does not wait for user code). Called from
@@ -319,6 +321,9 @@ public final class TempoTimer: Sendable {
                 claimsInFlight.subtract(1, ordering: .releasing)
                 for handler in handlers {
                     handler(tick)
+                }
+                if !tick.isManual {
+                    perform { $0.scheduledTickDelivered() }
                 }
             case .state(let newState, let handler):
                 handler(newState)

@@ -51,6 +51,10 @@ struct TimerStateMachine {
     private var mailbox: [Delivery] = []
     private var mailboxHead = 0
     private var drainScheduled = false
+    /// A scheduled tick was handed to delivery and the next deadline is armed only once it has run, so
+    /// that a slow handler (or a busy queue) makes the next wake-up late and the late-tick policy sees
+    /// every slot that passed meanwhile, instead of one queued tick per interval.
+    private var armAfterDelivery = false
 
     private(set) var handlers: [(id: UInt64, handler: Handler)] = []
     private var nextObserverID: UInt64 = 1
@@ -178,6 +182,9 @@ struct TimerStateMachine {
     mutating func deadlineReached(generation: UInt64, now: TimerInstant) -> Effects {
         guard generation == armGeneration, phase == .running else { return Effects() }
         armed = nil
+        // This arm is used up: a handle for it that is recorded late (the action can run before
+        // `schedule` returns) must not be mistaken for a live one.
+        armGeneration &+= 1
         let first = nextSlot
         guard due(first) <= now else {
             // The scheduler never runs early; this only guards against a clock that disagrees with it.
@@ -208,9 +215,28 @@ struct TimerStateMachine {
         if let total = config.repeats.total, nextSlot >= total {
             let finished = setPhase(.finished)
             effects.scheduleDrain = effects.scheduleDrain || finished.scheduleDrain
+        } else if pendingScheduledTicks {
+            armAfterDelivery = true
         } else {
             effects.arm = nextArm(at: due(nextSlot))
         }
+        return effects
+    }
+
+    /// Whether the mailbox holds scheduled ticks of the current epoch.
+    private var pendingScheduledTicks: Bool {
+        mailbox[mailboxHead...].contains { delivery in
+            if case .ticks(_, _, _, _, _, let tickEpoch) = delivery { return tickEpoch == epoch }
+            return false
+        }
+    }
+
+    /// A scheduled tick's handlers returned: arm the next deadline if it was held back for this delivery.
+    mutating func scheduledTickDelivered() -> Effects {
+        guard armAfterDelivery, phase == .running, !pendingScheduledTicks else { return Effects() }
+        armAfterDelivery = false
+        var effects = Effects()
+        effects.arm = nextArm(at: due(nextSlot))
         return effects
     }
 
@@ -315,11 +341,13 @@ struct TimerStateMachine {
     }
 
     private mutating func nextArm(at deadline: TimerInstant) -> (TimerInstant, Duration, UInt64) {
+        armAfterDelivery = false
         armGeneration &+= 1
         return (deadline, config.leeway, armGeneration)
     }
 
     private mutating func disarm() -> ScheduledAction? {
+        armAfterDelivery = false
         armGeneration &+= 1
         defer { armed = nil }
         return armed

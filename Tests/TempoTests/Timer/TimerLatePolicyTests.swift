@@ -102,3 +102,37 @@ import Testing
         #expect(timer.state == .finished)
     }
 }
+
+@Suite struct SlowHandlerTests {
+    /// The handler moves the virtual clock by 3.5 intervals, as a slow handler does on real time.
+    func runSlowHandler(policy: LateTickPolicy) throws -> TickLog {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let timer = try TempoTimer(every: .seconds(1), latePolicy: policy, scheduler: clock) { tick in
+            log.record(tick)
+            if tick.index == 1 { clock.advance(by: .milliseconds(3_500)) }
+        }
+        timer.start()
+        clock.advance(by: .seconds(1))
+        clock.advance(by: .zero)
+        timer.cancel()
+        return log
+    }
+
+    @Test func aSlowHandlerUnderCoalesceGetsOneTickNotABacklog() throws {
+        let log = try runSlowHandler(policy: .coalesce)
+        #expect(log.indices == [1, 4])
+        #expect(log.all.last?.missed == 2)
+        #expect(log.all.last?.lateness == .milliseconds(500))
+    }
+
+    @Test func aSlowHandlerUnderBurstGetsEverySlot() throws {
+        let log = try runSlowHandler(policy: .burst)
+        #expect(log.indices == [1, 2, 3, 4])
+    }
+
+    @Test func aSlowHandlerUnderSkipGetsNothingUntilTheGrid() throws {
+        let log = try runSlowHandler(policy: .skip)
+        #expect(log.indices == [1])
+    }
+}

@@ -1,0 +1,138 @@
+extension Countdown {
+    /// A `Codable` record of a countdown that a later process can restore, even after a reboot.
+    ///
+    /// A running countdown is recorded by its deadline on the *wall* clock (the only clock that survives a
+    /// restart); a paused or idle one by its frozen remaining time. If the wall clock is set between saving and
+    /// restoring, the restored deadline moves with it.
+    ///
+    /// `Snapshot` is a value type and is `Sendable`.
+    public struct Snapshot: Hashable, Sendable, Codable {
+        /// The phase when the snapshot was taken.
+        public var phase: Phase
+        /// The full duration of a run.
+        public var duration: Duration
+        /// The display period.
+        public var period: Duration
+        /// The time left when the snapshot was taken.
+        public var remaining: Duration
+        /// For a running countdown, the wall-clock instant at which it reaches zero.
+        public var wallDeadline: TimerInstant?
+
+        /// Creates a snapshot (normally you get one from ``Countdown/snapshot()``).
+        ///
+        /// - Parameters:
+        ///   - phase: The phase.
+        ///   - duration: The full duration of a run.
+        ///   - period: The display period.
+        ///   - remaining: The time left.
+        ///   - wallDeadline: The wall-clock deadline of a running countdown.
+        public init(
+            phase: Phase,
+            duration: Duration,
+            period: Duration,
+            remaining: Duration,
+            wallDeadline: TimerInstant?
+        ) {
+            self.phase = phase
+            self.duration = duration
+            self.period = period
+            self.remaining = remaining
+            self.wallDeadline = wallDeadline
+        }
+    }
+
+    /// Records the countdown's phase and deadline for ``init(restoring:leeway:clock:delivery:scheduler:onTick:onFinish:)``.
+    ///
+    /// - Returns: The snapshot; encode it with any `Encoder`.
+    public func snapshot() -> Snapshot {
+        let now = scheduler.now(clock)
+        let wallNow = scheduler.now(.wall)
+        return state.withLock { state in
+            var snapshot = Snapshot(
+                phase: state.phase,
+                duration: duration,
+                period: period,
+                remaining: state.remaining,
+                wallDeadline: nil
+            )
+            switch state.phase {
+            case .running:
+                let left = max(.zero, state.deadline - now)
+                snapshot.remaining = left
+                snapshot.wallDeadline = wallNow + left
+            case .finished:
+                snapshot.remaining = .zero
+            case .idle, .paused, .cancelled:
+                break
+            }
+            return snapshot
+        }
+    }
+
+    /// Rebuilds a countdown from a snapshot, for example in a process started after the one that saved it.
+    ///
+    /// A running countdown keeps running toward the same wall-clock deadline: its next tick shows the true
+    /// remaining time, and if the deadline has passed it finishes as soon as the scheduler runs (on a
+    /// `VirtualClock`, at the next `advance`), calling `onFinish` once. A paused countdown comes back paused
+    /// with its remaining time, an idle one idle; a finished or cancelled one in that phase.
+    ///
+    /// - Parameters:
+    ///   - snapshot: The snapshot.
+    ///   - leeway: How late a tick may run.
+    ///   - clock: The clock to count on from now (default ``TimerClock/continuous``).
+    ///   - delivery: Where the callbacks run.
+    ///   - scheduler: The scheduler.
+    ///   - onTick: Called with the remaining time at each display boundary.
+    ///   - onFinish: Called once when the time is up.
+    /// - Throws: ``TempoError`` when the snapshot's duration or period is invalid, its remaining time is
+    ///   negative, or a running snapshot has no deadline.
+    public convenience init(
+        restoring snapshot: Snapshot,
+        leeway: Duration = .zero,
+        clock: TimerClock = .continuous,
+        delivery: TimerDelivery = .privateQueue,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        onTick: @escaping TickHandler,
+        onFinish: @escaping FinishHandler
+    ) throws(TempoError) {
+        try self.init(
+            duration: snapshot.duration,
+            every: snapshot.period,
+            leeway: leeway,
+            clock: clock,
+            delivery: delivery,
+            scheduler: scheduler,
+            onTick: onTick,
+            onFinish: onFinish
+        )
+        guard snapshot.remaining >= .zero else {
+            throw TempoError(
+                .invalidArgument,
+                value: "\(snapshot.remaining)",
+                message: "a snapshot's remaining time must not be negative, got \(snapshot.remaining)"
+            )
+        }
+        let now = scheduler.now(clock)
+        let wallNow = scheduler.now(.wall)
+        switch snapshot.phase {
+        case .running:
+            guard let wallDeadline = snapshot.wallDeadline else {
+                throw TempoError(
+                    .invalidInstant,
+                    value: "nil",
+                    message: "a running countdown's snapshot needs a wall-clock deadline"
+                )
+            }
+            state.withLock { state in
+                state.phase = .running
+                state.deadline = now + (wallDeadline - wallNow)
+                arm(&state, now: now)
+            }
+        case .idle, .paused, .cancelled, .finished:
+            state.withLock { state in
+                state.phase = snapshot.phase
+                state.remaining = snapshot.phase == .finished ? .zero : snapshot.remaining
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Dispatch
+import Synchronization
+
+/// Counts a duration down to zero on a clock that keeps running while the app is suspended, reporting the
+/// time left at a display period: the "resend the code in 59 s" button.
+///
+/// ```swift
+/// let countdown = try Countdown(duration: .seconds(60)) { remaining in
+///     button.title = "Resend in \(remaining.components.seconds) s"
+/// } onFinish: {
+///     button.isEnabled = true
+/// }
+/// countdown.start()
+/// ```
+///
+/// ## Timing
+/// - **Remaining time comes from the clock**, not from counting ticks: every tick computes
+///   `deadline - now` on ``clock`` (``TimerClock/continuous`` by default, or ``TimerClock/wall``), so after the
+///   machine or process was suspended the next tick shows the true remaining time.
+/// - **Ticks** are due on the boundaries `deadline - k · period` (k ≥ 1) that lie after ``start()``, so with
+///   `duration: .seconds(60)` and `every: .seconds(1)` they report 59 s, 58 s, ... 1 s, each exactly on time.
+///   Read ``remaining`` for the display before the first tick. A tick that comes late reports the true,
+///   smaller, remaining time; ticks missed during a suspension are coalesced into one.
+/// - **Finish**: at the deadline `onFinish` is called exactly once per run (no tick with zero). A countdown
+///   whose deadline passed while suspended finishes as soon as the process runs again, without a tick.
+/// - **Pause** freezes the remaining time; ``resume()`` sets a new deadline from now. ``add(_:)`` moves the
+///   deadline (ticks re-align to it). ``cancel()`` stops it without calling `onFinish`.
+/// - Callbacks run on the delivery (a private serial queue by default) and never overlap.
+///
+/// ## Surviving a restart
+/// ``snapshot()`` returns a `Codable` ``Snapshot`` holding the deadline on the wall clock; a process
+/// started later rebuilds the countdown with ``init(restoring:leeway:clock:delivery:scheduler:onTick:onFinish:)``.
+///
+/// ## Thread safety
+/// Every method may be called from any thread, including from the callbacks. No user code runs under the
+/// countdown's lock.
+public final class Countdown: Sendable {
+    /// Called with the time left at each display boundary.
+    public typealias TickHandler = @Sendable (Duration) -> Void
+    /// Called once when the countdown reaches zero.
+    public typealias FinishHandler = @Sendable () -> Void
+
+    /// The lifecycle of a countdown.
+    public enum Phase: String, Hashable, Sendable, Codable {
+        /// Created, not started.
+        case idle
+        /// Counting down.
+        case running
+        /// Paused, with the remaining time frozen.
+        case paused
+        /// Reached zero; `onFinish` was called.
+        case finished
+        /// Cancelled before reaching zero.
+        case cancelled
+    }
+
+    struct State {
+        var phase = Phase.idle
+        /// The time left while idle or paused.
+        var remaining: Duration
+        /// The instant of ``clock`` at which a running countdown reaches zero.
+        var deadline = TimerInstant.zero
+        var generation: UInt64 = 0
+        var timer: TempoTimer?
+    }
+
+    let state: Mutex<State>
+    let scheduler: any TimerScheduler
+    let delivery: TimerDelivery
+    let leeway: Duration
+    let onTick: TickHandler
+    let onFinish: FinishHandler
+
+    /// The full duration a new run counts down.
+    public let duration: Duration
+    /// The display period.
+    public let period: Duration
+    /// The clock the deadline is measured on.
+    public let clock: TimerClock
+
+    /// Creates an idle countdown; call ``start()``.
+    ///
+    /// - Parameters:
+    ///   - duration: The time to count down.
+    ///   - period: The display period (default one second).
+    ///   - leeway: How late a tick may run to batch wakeups.
+    ///   - clock: ``TimerClock/continuous`` (default) or ``TimerClock/wall`` keep counting while the machine
+    ///     sleeps; ``TimerClock/monotonic`` stops with it.
+    ///   - delivery: Where the callbacks run (default a private serial queue).
+    ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
+    ///   - onTick: Called with the remaining time at each display boundary.
+    ///   - onFinish: Called once when the time is up.
+    /// - Throws: ``TempoError`` when `duration`, `period` or `leeway` is invalid.
+    public init(
+        duration: Duration,
+        every period: Duration = .seconds(1),
+        leeway: Duration = .zero,
+        clock: TimerClock = .continuous,
+        delivery: TimerDelivery = .privateQueue,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        onTick: @escaping TickHandler,
+        onFinish: @escaping FinishHandler
+    ) throws(TempoError) {
+        try TempoError.validateInterval(duration, name: "duration")
+        try TempoTimer.Configuration(every: period, leeway: leeway).validate()
+        self.duration = duration
+        self.period = period
+        self.leeway = leeway
+        self.clock = clock
+        self.scheduler = scheduler
+        self.onTick = onTick
+        self.onFinish = onFinish
+        // One serial queue for every internal timer, so callbacks of successive runs never overlap.
+        switch delivery.kind {
+        case .privateQueue: self.delivery = .queue(DispatchQueue(label: "tempo.countdown"))
+        case .queue, .immediate: self.delivery = delivery
+        }
+        state = Mutex(State(remaining: duration))
+    }
+
+    deinit {
+        state.withLock { $0.timer }?.cancel()
+    }
+
+    /// The countdown's phase.
+    public var phase: Phase { state.withLock { $0.phase } }
+
+    /// The time left: live while running (never negative), frozen while paused, the full duration while idle,
+    /// zero once finished.
+    public var remaining: Duration {
+        let now = scheduler.now(clock)
+        return state.withLock { state in
+            switch state.phase {
+            case .running: max(.zero, state.deadline - now)
+            case .idle, .paused, .cancelled: state.remaining
+            case .finished: .zero
+            }
+        }
+    }
+
+    /// Starts counting down: from idle, finished or cancelled a new run of ``duration`` begins; a paused
+    /// countdown resumes; a running one is unchanged.
+    public func start() {
+        let now = scheduler.now(clock)
+        state.withLock { state in
+            switch state.phase {
+            case .running:
+                return
+            case .idle, .paused:
+                break
+            case .finished, .cancelled:
+                state.remaining = duration
+            }
+            state.deadline = now + state.remaining
+            state.phase = .running
+            arm(&state, now: now)
+        }
+    }
+
+    /// Pauses a running countdown, freezing the remaining time. Does nothing in any other phase.
+    public func pause() {
+        let now = scheduler.now(clock)
+        let old = state.withLock { state -> TempoTimer? in
+            guard state.phase == .running else { return nil }
+            state.remaining = max(.zero, state.deadline - now)
+            state.phase = .paused
+            return disarm(&state)
+        }
+        old?.cancel()
+    }
+
+    /// Resumes a paused countdown: the deadline becomes now plus the frozen remaining time. Does nothing in
+    /// any other phase.
+    public func resume() {
+        guard phase == .paused else { return }
+        start()
+    }
+
+    /// Cancels the countdown without calling `onFinish`; once this returns no callback starts. ``start()``
+    /// begins a new run.
+    public func cancel() {
+        let now = scheduler.now(clock)
+        let old = state.withLock { state -> TempoTimer? in
+            switch state.phase {
+            case .running: state.remaining = max(.zero, state.deadline - now)
+            case .idle, .paused: break
+            case .finished, .cancelled: return nil
+            }
+            state.phase = .cancelled
+            return disarm(&state)
+        }
+        old?.cancel()
+    }
+
+    /// Adds time: a running countdown's deadline moves later (its ticks re-align to the new deadline), a
+    /// paused or idle one's remaining time grows. A finished or cancelled countdown is unchanged.
+    ///
+    /// - Parameter extra: The time to add; must be positive.
+    /// - Returns: Whether the time was added.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` when `extra` is not positive.
+    @discardableResult
+    public func add(_ extra: Duration) throws(TempoError) -> Bool {
+        try TempoError.validateInterval(extra, name: "extra time")
+        let now = scheduler.now(clock)
+        return state.withLock { state in
+            switch state.phase {
+            case .running:
+                state.deadline = state.deadline + extra
+                arm(&state, now: now)
+            case .idle, .paused:
+                state.remaining += extra
+            case .finished, .cancelled:
+                return false
+            }
+            return true
+        }
+    }
+}

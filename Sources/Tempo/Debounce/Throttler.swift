@@ -1,0 +1,222 @@
+import Synchronization
+
+/// Runs an action at most once per interval however often it is called: scroll handlers, progress reports,
+/// "save at most every 5 s".
+///
+/// ```swift
+/// let progress = try Throttler<Double>(every: .milliseconds(100), edge: .both) { fraction in
+///     progressBar.value = fraction
+/// }
+/// for chunk in download { progress.call(chunk.fraction) }
+/// ```
+///
+/// ## Which calls run when
+/// A run opens a *window* of `interval`; no other run starts inside it. With `interval` 1 s and calls at
+/// 0, 0.3, 0.6, 1.5 and 3.0 s (each with its time as the value):
+///
+/// | Edge | Runs (time: value) |
+/// | --- | --- |
+/// | ``Edge/leading`` | 0: 0, 1.5: 1.5, 3.0: 3.0 |
+/// | ``Edge/trailing`` | 1: 0.6, 2: 1.5, 4: 3.0 |
+/// | ``Edge/both`` | 0: 0, 1: 0.6, 2: 1.5, 3.0: 3.0 |
+///
+/// - ``Edge/leading``: a call outside a window runs at once and opens a window; calls inside it are dropped.
+/// - ``Edge/trailing``: a call outside a window opens one without running; the last call made inside the
+///   window runs when it ends, and that run opens the next window.
+/// - ``Edge/both``: a call outside a window runs at once and opens a window; if calls came inside it, the
+///   last one runs when it ends and opens the next window; otherwise the window closes.
+/// - A window that ends at the same instant as a call ends first (on a `VirtualClock`, `advance` runs the
+///   window's end before the test's next call).
+/// - "At once" means through the delivery: before ``call(_:)`` returns on a `VirtualClock`, as soon as the
+///   queue gets to it on ``SystemScheduler``. Runs never overlap one another.
+///
+/// ## Thread safety
+/// Every method may be called from any thread, including from the action. No user code runs under the lock.
+public final class Throttler<Value: Sendable>: Sendable {
+    /// Which end of a window runs the action.
+    public enum Edge: Hashable, Sendable, CaseIterable {
+        /// The first call of a window runs at once; the others are dropped.
+        case leading
+        /// The last call of a window runs when the window ends.
+        case trailing
+        /// The first call runs at once and the last call of the window, if any, when it ends.
+        case both
+    }
+
+    /// What ``Throttler/call(_:)`` did with a value.
+    public enum Outcome: Hashable, Sendable {
+        /// The value runs at once (leading edge) and a window opened.
+        case ranNow
+        /// The value waits for the end of the window; a later call in the same window replaces it.
+        case deferred
+        /// The value was dropped (leading edge only, inside a window).
+        case dropped
+    }
+
+    struct State {
+        var windowOpen = false
+        var leading: Value?
+        var trailing: Value?
+    }
+
+    let state = Mutex(State())
+    let timer: TempoTimer
+    let action: @Sendable (Value) -> Void
+
+    /// Which end of a window runs the action.
+    public let edge: Edge
+    /// The minimum time between two runs.
+    public let interval: Duration
+
+    /// Creates a throttler with no window open.
+    ///
+    /// - Parameters:
+    ///   - interval: The minimum time between two runs.
+    ///   - edge: ``Edge/leading``, ``Edge/trailing`` or ``Edge/both`` (default).
+    ///   - leeway: How late a window may end to batch wakeups.
+    ///   - clock: The clock the interval is measured on.
+    ///   - delivery: Where the action runs (default a private serial queue).
+    ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
+    ///   - action: Called with the value of each run.
+    /// - Throws: ``TempoError`` when `interval` or `leeway` is invalid.
+    public init(
+        every interval: Duration,
+        edge: Edge = .both,
+        leeway: Duration = .zero,
+        clock: TimerClock = .monotonic,
+        delivery: TimerDelivery = .privateQueue,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        action: @escaping @Sendable (Value) -> Void
+    ) throws(TempoError) {
+        let relay = WeakRelay<Throttler<Value>>()
+        timer = try TempoTimer(
+            every: interval,
+            repeats: .once,
+            leeway: leeway,
+            delivery: delivery,
+            clock: clock,
+            scheduler: scheduler
+        ) { tick in
+            relay.object?.handle(tick)
+        }
+        self.edge = edge
+        self.interval = interval
+        self.action = action
+        relay.object = self
+    }
+
+    deinit {
+        timer.cancel()
+    }
+
+    /// Whether a window is open (a run happened, or a trailing run is waiting, less than ``interval`` ago).
+    public var isWindowOpen: Bool { state.withLock { $0.windowOpen } }
+
+    /// Offers `value` to the throttler; see the type's table for when it runs.
+    ///
+    /// - Parameter value: The value for the action.
+    /// - Returns: Whether the value runs now, waits for the window's end, or was dropped.
+    @discardableResult
+    public func call(_ value: Value) -> Outcome {
+        let outcome = state.withLock { state -> Outcome in
+            if state.windowOpen {
+                guard edge != .leading else { return .dropped }
+                state.trailing = value
+                return .deferred
+            }
+            state.windowOpen = true
+            if edge == .trailing {
+                state.trailing = value
+                return .deferred
+            }
+            state.leading = value
+            return .ranNow
+        }
+        switch outcome {
+        case .ranNow:
+            timer.start()
+            timer.fire()
+        case .deferred where edge == .trailing:
+            timer.start()
+        case .deferred, .dropped:
+            break
+        }
+        return outcome
+    }
+
+    /// Closes the window and drops a waiting trailing value (and a leading run not yet started).
+    ///
+    /// - Returns: Whether a value was waiting.
+    @discardableResult
+    public func cancel() -> Bool {
+        let dropped = state.withLock { state in
+            defer { state = State() }
+            return state.trailing != nil || state.leading != nil
+        }
+        timer.cancel()
+        return dropped
+    }
+
+    private func handle(_ tick: TimerTick) {
+        if tick.isManual {
+            let value = state.withLock { state in
+                defer { state.leading = nil }
+                return state.leading
+            }
+            if let value { action(value) }
+            return
+        }
+        let value = state.withLock { state -> Value? in
+            guard let value = state.trailing else {
+                state.windowOpen = false
+                return nil
+            }
+            state.trailing = nil
+            return value
+        }
+        guard let value else { return }
+        try? timer.reset()  // the trailing run opens the next window
+        action(value)
+    }
+}
+
+extension Throttler where Value == Void {
+    /// Creates a throttler for an action without a value.
+    ///
+    /// - Parameters:
+    ///   - interval: The minimum time between two runs.
+    ///   - edge: Which end of a window runs the action.
+    ///   - leeway: How late a window may end.
+    ///   - clock: The clock the interval is measured on.
+    ///   - delivery: Where the action runs.
+    ///   - scheduler: The scheduler.
+    ///   - action: The action.
+    /// - Throws: ``TempoError`` when `interval` or `leeway` is invalid.
+    public convenience init(
+        every interval: Duration,
+        edge: Edge = .both,
+        leeway: Duration = .zero,
+        clock: TimerClock = .monotonic,
+        delivery: TimerDelivery = .privateQueue,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        action: @escaping @Sendable () -> Void
+    ) throws(TempoError) {
+        try self.init(
+            every: interval,
+            edge: edge,
+            leeway: leeway,
+            clock: clock,
+            delivery: delivery,
+            scheduler: scheduler,
+            action: { (_: Void) in action() }
+        )
+    }
+
+    /// Offers a call; see the type's table for when it runs.
+    ///
+    /// - Returns: Whether the call runs now, waits for the window's end, or was dropped.
+    @discardableResult
+    public func call() -> Outcome {
+        call(())
+    }
+}

@@ -1,0 +1,103 @@
+extension TimerRegistry {
+    /// Cancels and removes the timer under `key`.
+    ///
+    /// Once this returns, no handler run of that timer starts (a run another thread had already begun
+    /// completes). Safe from the timer's own handler.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: Whether the key had a timer.
+    @discardableResult
+    public func cancel(_ key: Key) -> Bool {
+        let removed = state.withLock { $0.entries.removeValue(forKey: key) }
+        removed?.timer.cancel()
+        return removed != nil
+    }
+
+    /// Cancels and removes every timer.
+    ///
+    /// Timers scheduled concurrently with this call, after it took the entries, stay.
+    public func cancelAll() {
+        let removed = state.withLock { state in
+            defer { state.entries.removeAll() }
+            return Array(state.entries.values)
+        }
+        for entry in removed {
+            entry.timer.cancel()
+        }
+    }
+
+    /// Whether `key` has a timer that has not finished, been cancelled, or lost its weak target.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: `true` while the key's timer is scheduled or paused.
+    public func contains(_ key: Key) -> Bool {
+        prune()
+        return state.withLock { $0.entries[key] != nil }
+    }
+
+    /// The keys that have a timer, in no particular order.
+    public var keys: [Key] {
+        prune()
+        return state.withLock { Array($0.entries.keys) }
+    }
+
+    /// The number of timers in the registry.
+    public var count: Int {
+        prune()
+        return state.withLock { $0.entries.count }
+    }
+
+    /// Pauses the timer under `key`, keeping the time left to its next tick (see ``TempoTimer/pause()``).
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: Whether the key had a timer.
+    @discardableResult
+    public func pause(_ key: Key) -> Bool {
+        guard let timer = timer(for: key) else { return false }
+        timer.pause()
+        return true
+    }
+
+    /// Resumes the paused timer under `key`; its grid shifts by the time spent paused (see ``TempoTimer/resume()``).
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: Whether the key had a timer.
+    @discardableResult
+    public func resume(_ key: Key) -> Bool {
+        guard let timer = timer(for: key) else { return false }
+        timer.resume()
+        return true
+    }
+
+    /// The state of the timer under `key`, or `nil` when the key has none.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: ``TimerState/running`` or ``TimerState/paused`` for a timer in the registry.
+    public func state(of key: Key) -> TimerState? {
+        timer(for: key)?.state
+    }
+
+    /// The time until the next tick of the timer under `key` (frozen while paused), or `nil` when the key has none.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The time left, never negative.
+    public func timeUntilNextTick(of key: Key) -> Duration? {
+        timer(for: key)?.timeUntilNextTick
+    }
+
+    private func timer(for key: Key) -> TempoTimer? {
+        state.withLock { $0.entries[key]?.timer }
+    }
+
+    /// Removes entries whose weak target died, and cancels their timers outside the lock.
+    private func prune() {
+        let dead = state.withLock { state -> [Entry] in
+            let dead = state.entries.filter { $0.value.isDead }
+            for key in dead.keys { state.entries.removeValue(forKey: key) }
+            return Array(dead.values)
+        }
+        for entry in dead {
+            entry.timer.cancel()
+        }
+    }
+}

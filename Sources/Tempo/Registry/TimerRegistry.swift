@@ -1,0 +1,174 @@
+import Synchronization
+
+/// Timers kept by key, so that a screen, a download or a verification-code countdown can find its timer again.
+///
+/// ```swift
+/// let registry = TimerRegistry<String>()
+/// try registry.schedule("poll-inbox", every: .seconds(30)) { _ in refreshInbox() }
+/// try registry.schedule("resend-code", after: .seconds(60)) { _ in enableResendButton() }
+/// registry.cancel("poll-inbox")
+/// ```
+///
+/// Keys are any `Hashable & Sendable` value; ``TimerRegistry/shared`` uses `String` keys. A key that is an
+/// empty collection (an empty `String`, `Substring` or `Array`) is rejected with ``TempoError/Code/invalidKey``.
+///
+/// ## Timing
+/// Each entry is a ``TempoTimer`` with the configuration you pass, so the first tick, the anchored grid,
+/// late ticks, pause and cancellation behave exactly as documented there.
+/// - **Replacing**: scheduling a key that exists replaces its timer atomically. Once the new timer is in
+///   the registry (before `schedule` returns), no handler run of the old timer starts, and the old timer
+///   is cancelled before `schedule` returns; a run another thread had already begun completes.
+/// - **Finishing**: a one-shot or finite timer leaves the registry after its last handler run.
+/// - **Weak targets**: an entry created with a target leaves the registry when the target dies: at
+///   once for ``contains(_:)``, ``keys`` and ``count``, and its timer stops on its next tick at the latest.
+///
+/// ## Thread safety
+/// Every method may be called from any thread, concurrently, including from a handler of a timer of the same
+/// registry (a handler may replace or cancel its own key). No user code runs under the registry's lock.
+public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
+    struct Entry {
+        let id: UInt64
+        let timer: TempoTimer
+        let targetIsAlive: (@Sendable () -> Bool)?
+
+        var isDead: Bool { targetIsAlive.map { !$0() } ?? false }
+    }
+
+    struct State {
+        var entries: [Key: Entry] = [:]
+        var nextID: UInt64 = 1
+    }
+
+    let state = Mutex(State())
+
+    /// The scheduler every timer of this registry runs on.
+    public let scheduler: any TimerScheduler
+
+    /// Creates an empty registry of your own.
+    ///
+    /// - Parameter scheduler: The scheduler for every timer (default ``SystemScheduler/shared``; pass a
+    ///   `VirtualClock` in tests).
+    public init(scheduler: any TimerScheduler = SystemScheduler.shared) {
+        self.scheduler = scheduler
+    }
+
+    deinit {
+        for entry in state.withLock({ $0.entries.values }) {
+            entry.timer.cancel()
+        }
+    }
+
+    // MARK: Scheduling
+
+    /// Schedules a timer under `key`, replacing (and cancelling) the timer the key had.
+    ///
+    /// The timer starts at once; see the type's documentation for what replacing guarantees.
+    ///
+    /// - Parameters:
+    ///   - key: The key; an empty collection is rejected.
+    ///   - configuration: The full set of timer options (interval, repeats, first tick, leeway, clock,
+    ///     late-tick policy, delivery).
+    ///   - handler: Called for each tick.
+    /// - Returns: Whether an existing timer was replaced.
+    /// - Throws: ``TempoError`` for an empty key or an invalid configuration; the registry is then unchanged.
+    @discardableResult
+    public func schedule(
+        _ key: Key,
+        configuration: TempoTimer.Configuration,
+        handler: @escaping TempoTimer.Handler
+    ) throws(TempoError) -> Bool {
+        try insert(key, configuration: configuration, targetIsAlive: nil, handler: handler)
+    }
+
+    /// Schedules a timer under `key` that holds `target` weakly; the entry ends when the target dies.
+    ///
+    /// - Parameters:
+    ///   - key: The key; an empty collection is rejected.
+    ///   - target: The object handed to `handler`, held weakly.
+    ///   - configuration: The full set of timer options.
+    ///   - handler: Called with the live target and the tick.
+    /// - Returns: Whether an existing timer was replaced.
+    /// - Throws: ``TempoError`` for an empty key or an invalid configuration.
+    @discardableResult
+    public func schedule<Target: AnyObject & Sendable>(
+        _ key: Key,
+        target: Target,
+        configuration: TempoTimer.Configuration,
+        handler: @escaping @Sendable (Target, TimerTick) -> Void
+    ) throws(TempoError) -> Bool {
+        try insert(
+            key,
+            configuration: configuration,
+            targetIsAlive: { [weak target] in target != nil },
+            handler: { [weak target] tick in
+                if let target { handler(target, tick) }
+            }
+        )
+    }
+
+    private func insert(
+        _ key: Key,
+        configuration: TempoTimer.Configuration,
+        targetIsAlive: (@Sendable () -> Bool)?,
+        handler: @escaping TempoTimer.Handler
+    ) throws(TempoError) -> Bool {
+        try Self.validate(key)
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        // Handler runs check that the entry is still current, so a replaced timer never runs user code
+        // once its replacement is in the registry.
+        let timer = try TempoTimer(
+            configuration: configuration,
+            scheduler: scheduler,
+            targetIsAlive: targetIsAlive
+        ) { [weak self] tick in
+            guard let self, self.isCurrent(key, id: id) else { return }
+            handler(tick)
+        }
+        timer.onStateChange { [weak self] newState in
+            if newState == .finished || newState == .cancelled {
+                self?.remove(key, id: id)
+            }
+        }
+        let entry = Entry(id: id, timer: timer, targetIsAlive: targetIsAlive)
+        let old = state.withLock { $0.entries.updateValue(entry, forKey: key) }
+        old?.timer.cancel()
+        timer.start()
+        // A concurrent `schedule` or `cancel` of the same key may have displaced this entry between the swap
+        // and `start()`; it cancelled the timer before we started it, so cancel again.
+        if !isCurrent(key, id: id) {
+            timer.cancel()
+        }
+        return old != nil
+    }
+
+    static func validate(_ key: Key) throws(TempoError) {
+        if let collection = key as? any Collection, collection.isEmpty {
+            throw TempoError(.invalidKey, value: "\"\(key)\"", message: "a timer key must not be empty, got \"\(key)\"")
+        }
+    }
+
+    func isCurrent(_ key: Key, id: UInt64) -> Bool {
+        state.withLock { $0.entries[key]?.id == id }
+    }
+
+    private func remove(_ key: Key, id: UInt64) {
+        let removed = state.withLock { state -> Entry? in
+            guard state.entries[key]?.id == id else { return nil }
+            return state.entries.removeValue(forKey: key)
+        }
+        withExtendedLifetime(removed) {}
+    }
+}
+
+private let sharedStringRegistry = TimerRegistry<String>()
+
+extension TimerRegistry where Key == String {
+    /// A process-wide registry with `String` keys, on ``SystemScheduler/shared``.
+    ///
+    /// Share it only for keys that are unique across the app (for example prefixed by a module name); create
+    /// registries of your own to keep components apart, and for tests.
+    public static var shared: TimerRegistry<String> { sharedStringRegistry }
+}

@@ -1,0 +1,7 @@
+/// Lets a timer's handler reach the object that owns the timer without a retain cycle, when the timer must
+/// be created in the owner's initializer (before `self` can be captured).
+final class WeakRelay<Object: AnyObject & Sendable>: @unchecked Sendable {
+    // Written once, at the end of the owner's initializer, before the owner can start its timer; the lock
+    // taken to start the timer publishes the write. Read-only afterwards.
+    weak var object: Object?
+}
