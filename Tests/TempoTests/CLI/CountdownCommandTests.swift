@@ -13,9 +13,9 @@ import Testing
     /// started. A countdown that counted its own redraws instead of reading the clock would show about 2.1 s.
     @Test func timeLeftAfterStopAndContinueComesFromTheClock() throws {
         let output = try TempoBinary.run(["countdown", "2500ms"]) { process in
-            Thread.sleep(forTimeInterval: 0.4)
+            Foundation.Thread.sleep(forTimeInterval: 0.4)
             kill(process.processIdentifier, SIGSTOP)
-            Thread.sleep(forTimeInterval: 1.0)
+            Foundation.Thread.sleep(forTimeInterval: 1.0)
             kill(process.processIdentifier, SIGCONT)
         }
         #expect(output.status == 0)

@@ -58,7 +58,7 @@ import Testing
 
     @Test func interruptStopsCleanlyWithASummary() throws {
         let output = try TempoBinary.run(["every", "100ms", "--", "sleep", "0.02"]) { process in
-            Thread.sleep(forTimeInterval: 0.35)
+            Foundation.Thread.sleep(forTimeInterval: 0.35)
             process.interrupt()
         }
         #expect(output.status == 0, "stderr: \(output.stderr)")
