@@ -1,16 +1,33 @@
 // swift-tools-version: 6.1
+// Benchmarks for Tempo, in their own package so that users of the library never build them.
+// Run from this folder: `swift package benchmark --no-progress` (see README.md).
 import PackageDescription
 
-// Benchmarks live in their own package so that users of Tempo never build them.
-// Run: swift package benchmark --target TickerBenchmarks --no-progress
 let package = Package(
     name: "TempoBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     dependencies: [
         .package(name: "Tempo", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
+        // mallinfo2 and getrusage, which the Glibc module does not expose conveniently.
+        .target(name: "CProcessStats", path: "Sources/CProcessStats"),
+        // The timing wheel against one DispatchSourceTimer per timer, SwiftNIO and Task.sleep.
+        .executableTarget(
+            name: "WheelBenchmarks",
+            dependencies: [
+                "CProcessStats",
+                .product(name: "Tempo", package: "Tempo"),
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/WheelBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // SharedTicker fan-out: cost per subscriber per tick at 1, 1k and 100k subscribers.
         .executableTarget(
             name: "TickerBenchmarks",
             dependencies: [
@@ -18,9 +35,16 @@ let package = Package(
                 .product(name: "Tempo", package: "Tempo"),
                 .product(name: "TempoTesting", package: "Tempo"),
             ],
-            path: "TickerBenchmarks",
-            swiftSettings: [.swiftLanguageMode(.v6)],
+            path: "Benchmarks/TickerBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
     ]
 )
+
+for target in package.targets where target.name != "CProcessStats" {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .swiftLanguageMode(.v6),
+            .enableUpcomingFeature("ExistentialAny"),
+        ]
+}

@@ -5,7 +5,7 @@
 /// number is rejected: the unit is required.
 ///
 /// `DurationParser` is stateless; its methods are safe from any thread.
-public enum DurationParser {
+public enum DurationParser: Sendable {
     /// Parses `text` into an exact positive `Duration`.
     ///
     /// - Parameter text: The duration, for example `1h30m`.

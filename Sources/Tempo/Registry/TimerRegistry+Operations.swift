@@ -8,7 +8,7 @@ extension TimerRegistry {
     /// - Returns: Whether the key had a timer.
     @discardableResult
     public func cancel(_ key: Key) -> Bool {
-        let removed = state.withLock { $0.entries.removeValue(forKey: key) }
+        let removed = storage.state.withLock { $0.entries.removeValue(forKey: key) }
         removed?.timer.cancel()
         return removed != nil
     }
@@ -17,7 +17,7 @@ extension TimerRegistry {
     ///
     /// Timers scheduled concurrently with this call, after it took the entries, stay.
     public func cancelAll() {
-        let removed = state.withLock { state in
+        let removed = storage.state.withLock { state in
             defer { state.entries.removeAll() }
             return Array(state.entries.values)
         }
@@ -32,19 +32,19 @@ extension TimerRegistry {
     /// - Returns: `true` while the key's timer is scheduled or paused.
     public func contains(_ key: Key) -> Bool {
         prune()
-        return state.withLock { $0.entries[key] != nil }
+        return storage.state.withLock { $0.entries[key] != nil }
     }
 
     /// The keys that have a timer, in no particular order.
     public var keys: [Key] {
         prune()
-        return state.withLock { Array($0.entries.keys) }
+        return storage.state.withLock { Array($0.entries.keys) }
     }
 
     /// The number of timers in the registry.
     public var count: Int {
         prune()
-        return state.withLock { $0.entries.count }
+        return storage.state.withLock { $0.entries.count }
     }
 
     /// Pauses the timer under `key`, keeping the time left to its next tick (see ``TempoTimer/pause()``).
@@ -86,12 +86,12 @@ extension TimerRegistry {
     }
 
     private func timer(for key: Key) -> TempoTimer? {
-        state.withLock { $0.entries[key]?.timer }
+        storage.state.withLock { $0.entries[key]?.timer }
     }
 
     /// Removes entries whose weak target died, and cancels their timers outside the lock.
     private func prune() {
-        let dead = state.withLock { state -> [Entry] in
+        let dead = storage.state.withLock { state -> [Entry] in
             let dead = state.entries.filter { $0.value.isDead }
             for key in dead.keys { state.entries.removeValue(forKey: key) }
             return Array(dead.values)

@@ -18,9 +18,15 @@ import Synchronization
 /// - **Replacing**: scheduling a key that exists replaces its timer atomically. Once the new timer is in
 ///   the registry (before `schedule` returns), no handler run of the old timer starts, and the old timer
 ///   is cancelled before `schedule` returns; a run another thread had already begun completes.
-/// - **Finishing**: a one-shot or finite timer leaves the registry after its last handler run.
+/// - **Finishing**: a one-shot or finite timer leaves the registry after its last handler run (when the
+///   ``LateTickPolicy/skip`` policy dropped the last slot, at once for ``contains(_:)``, ``keys`` and ``count``).
 /// - **Weak targets**: an entry created with a target leaves the registry when the target dies: at
 ///   once for ``contains(_:)``, ``keys`` and ``count``, and its timer stops on its next tick at the latest.
+///
+/// ## Ownership
+/// The registry keeps its timers (and their handlers) until they end; timers hold the registry weakly, and
+/// releasing the registry cancels them. A handler that captures its own registry keeps the registry alive
+/// until that entry ends.
 ///
 /// ## Thread safety
 /// Every method may be called from any thread, concurrently, including from a handler of a timer of the same
@@ -31,7 +37,13 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         let timer: TempoTimer
         let targetIsAlive: (@Sendable () -> Bool)?
 
-        var isDead: Bool { targetIsAlive.map { !$0() } ?? false }
+        /// The target died, or the timer ended without a last tick to remove it (its target died, or the
+        /// ``LateTickPolicy/skip`` policy dropped its last slot).
+        var isDead: Bool {
+            if let targetIsAlive, !targetIsAlive() { return true }
+            let state = timer.state
+            return state == .finished || state == .cancelled
+        }
     }
 
     struct State {
@@ -39,7 +51,26 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         var nextID: UInt64 = 1
     }
 
-    let state = Mutex(State())
+    /// The entries, held by the registry and (strongly) by its timers' handlers. Handlers do not reference the
+    /// registry itself, so no weak reference to it exists; releasing the registry cancels every timer, which
+    /// breaks the storage ↔ timer cycle.
+    final class Storage: Sendable {
+        let state = Mutex(State())
+
+        func isCurrent(_ key: Key, id: UInt64) -> Bool {
+            state.withLock { $0.entries[key]?.id == id }
+        }
+
+        func remove(_ key: Key, id: UInt64) {
+            let removed = state.withLock { state -> Entry? in
+                guard state.entries[key]?.id == id else { return nil }
+                return state.entries.removeValue(forKey: key)
+            }
+            withExtendedLifetime(removed) {}
+        }
+    }
+
+    let storage = Storage()
 
     /// The scheduler every timer of this registry runs on.
     public let scheduler: any TimerScheduler
@@ -53,7 +84,11 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     }
 
     deinit {
-        for entry in state.withLock({ $0.entries.values }) {
+        let entries = storage.state.withLock { state in
+            defer { state.entries.removeAll() }
+            return Array(state.entries.values)
+        }
+        for entry in entries {
             entry.timer.cancel()
         }
     }
@@ -113,7 +148,9 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
         try Self.validate(key)
-        let id = state.withLock { state in
+        let total = configuration.repeats.total
+        let storage = storage
+        let id = storage.state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
         }
@@ -123,22 +160,22 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
             configuration: configuration,
             scheduler: scheduler,
             targetIsAlive: targetIsAlive
-        ) { [weak self] tick in
-            guard let self, self.isCurrent(key, id: id) else { return }
+        ) { tick in
+            guard storage.isCurrent(key, id: id) else { return }
             handler(tick)
-        }
-        timer.onStateChange { [weak self] newState in
-            if newState == .finished || newState == .cancelled {
-                self?.remove(key, id: id)
+            // The last slot of a finite timer: leave the registry. (No state handler is used for this: it
+            // would add a delivery per transition, and a synchronous one on a `VirtualClock`.)
+            if let total, !tick.isManual, tick.index >= total {
+                storage.remove(key, id: id)
             }
         }
         let entry = Entry(id: id, timer: timer, targetIsAlive: targetIsAlive)
-        let old = state.withLock { $0.entries.updateValue(entry, forKey: key) }
+        let old = storage.state.withLock { $0.entries.updateValue(entry, forKey: key) }
         old?.timer.cancel()
         timer.start()
         // A concurrent `schedule` or `cancel` of the same key may have displaced this entry between the swap
         // and `start()`; it cancelled the timer before we started it, so cancel again.
-        if !isCurrent(key, id: id) {
+        if !storage.isCurrent(key, id: id) {
             timer.cancel()
         }
         return old != nil
@@ -148,18 +185,6 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         if let collection = key as? any Collection, collection.isEmpty {
             throw TempoError(.invalidKey, value: "\"\(key)\"", message: "a timer key must not be empty, got \"\(key)\"")
         }
-    }
-
-    func isCurrent(_ key: Key, id: UInt64) -> Bool {
-        state.withLock { $0.entries[key]?.id == id }
-    }
-
-    private func remove(_ key: Key, id: UInt64) {
-        let removed = state.withLock { state -> Entry? in
-            guard state.entries[key]?.id == id else { return nil }
-            return state.entries.removeValue(forKey: key)
-        }
-        withExtendedLifetime(removed) {}
     }
 }
 

@@ -3,24 +3,6 @@ import Testing
 
 @testable import Tempo
 
-/// A seeded SplitMix64 generator, so that a failing randomized test can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A fresh random seed; failures print it so the run can be replayed with `SeededGenerator(seed:)`.
-    static func seed() -> UInt64 {
-        UInt64.random(in: 0...UInt64.max)
-    }
-}
-
 @Suite struct DeadlineQueueTests {
     private struct Reference: Comparable {
         var deadline: Int

@@ -302,4 +302,30 @@ private final class InboxPoller: Sendable {
         poller.screenDisappeared()
         #expect(clock.pendingCount == 0)
     }
+
+    @Test func handlerOnASharedQueueMayCancelAnotherKey() throws {
+        let clock = VirtualClock()
+        let registry = TimerRegistry<String>(scheduler: clock)
+        let queue = DispatchQueue(label: "shared")
+        try registry.schedule("b", every: .seconds(5), delivery: .queue(queue)) { _ in }
+        try registry.schedule("a", every: .seconds(1), delivery: .queue(queue)) { _ in registry.cancel("b") }
+        clock.advance(by: .seconds(1))
+        #expect(!registry.contains("b"))
+        #expect(registry.keys == ["a"])
+        registry.cancelAll()  // "a" captures the registry: end it so the cycle is broken
+    }
+
+    @Test func finiteTimerWhoseLastSlotWasSkippedLeavesTheRegistry() throws {
+        let clock = VirtualClock()
+        let registry = TimerRegistry<String>(scheduler: clock)
+        let log = TickLog()
+        try registry.schedule("k", every: .seconds(1), repeats: .times(3), latePolicy: .skip, clock: .continuous) {
+            log.record($0)
+        }
+        clock.advance(by: .seconds(1))
+        clock.suspend(for: .seconds(10))  // slots 2 and 3 are skipped: no last tick is delivered
+        #expect(log.indices == [1])
+        #expect(!registry.contains("k"))
+        #expect(clock.pendingCount == 0)
+    }
 }

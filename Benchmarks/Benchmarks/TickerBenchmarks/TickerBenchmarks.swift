@@ -21,7 +21,8 @@ final class Sink: @unchecked Sendable {
 
 let interval = Duration.milliseconds(10)
 let subscriberCounts = [1, 1_000, 100_000]
-let perSubscriberTick = BenchmarkMetric.custom("psPerSubscriberTick", polarity: .prefersSmaller, useScalingFactor: false)
+let perSubscriberTick = BenchmarkMetric.custom(
+    "psPerSubscriberTick", polarity: .prefersSmaller, useScalingFactor: false)
 
 /// Ticks per measured iteration: enough work per iteration for a stable reading.
 func ticksPerIteration(_ subscribers: Int) -> Int { max(10, 100_000 / subscribers) }

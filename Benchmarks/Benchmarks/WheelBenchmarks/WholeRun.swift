@@ -1,0 +1,119 @@
+import Benchmark
+import CProcessStats
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes malloc has handed out and not taken back (arenas and mmapped blocks).
+func mallocBytesInUse() -> Int {
+    Int(cprocessstats_malloc_bytes_in_use())
+}
+
+/// Voluntary plus involuntary context switches of the whole process so far.
+func contextSwitches() -> Int {
+    cprocessstats_context_switches()
+}
+
+/// One run per iteration, reporting a custom metric only.
+func wholeRun(_ metric: String) -> Benchmark.Configuration {
+    .init(
+        metrics: [.custom(metric, useScalingFactor: false)],
+        warmupIterations: 0,
+        scalingFactor: .one,
+        maxDuration: .seconds(1),
+        maxIterations: 3
+    )
+}
+
+/// Expiry cost, bytes per timer and wakeups for one peer.
+func registerWholeRun<Peer: TimerPeer>(_ peer: Peer.Type) {
+    for size in sizes where size <= Peer.maximumArmed {
+        // Every timer due at one instant, after the last is armed; cost = (last callback - deadline) / count.
+        Benchmark("Expiry/\(Peer.name)/\(label(size))", configuration: wholeRun("expiryNanosecondsPerTimer")) {
+            benchmark in
+            let counter = FireCounter()
+            let peer = Peer(capacity: size, counter: counter)
+            counter.expect(size)
+            let lead = (Peer.leadPerTimer * size + .milliseconds(200)).wholeNanoseconds
+            let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(lead)
+            var tokens: [Peer.Token] = []
+            tokens.reserveCapacity(size)
+            peer.withOwner {
+                for _ in 0..<size { tokens.append(peer.arm(atUptime: deadline)) }
+            }
+            if DispatchTime.now().uptimeNanoseconds >= deadline {
+                benchmark.error("arming \(size) timers took longer than the lead of \(lead) ns")
+            }
+            counter.done.wait()
+            let cost = Int(counter.lastUptime.load(ordering: .relaxed) - deadline) / size
+            benchmark.measurement(.custom("expiryNanosecondsPerTimer", useScalingFactor: false), cost)
+            peer.withOwner {
+                for token in tokens { peer.cancel(token) }
+            }
+            tokens = []
+            peer.shutdown()
+        }
+    }
+
+    let bytesSize = 100_000
+    Benchmark("BytesPerTimer/\(Peer.name)/\(label(bytesSize))", configuration: wholeRun("bytesPerArmedTimer")) {
+        benchmark in
+        let counter = FireCounter()
+        var tokens: [Peer.Token] = []
+        tokens.reserveCapacity(bytesSize)
+        let before = mallocBytesInUse()
+        // The default table size: the wheel grows by doubling as it would in production.
+        let peer = Peer(capacity: 1_024, counter: counter)
+        peer.withOwner {
+            for _ in 0..<bytesSize { tokens.append(peer.arm(after: farOut)) }
+        }
+        let tokenBytes = MemoryLayout<Peer.Token>.stride * tokens.capacity
+        let after = mallocBytesInUse()
+        benchmark.measurement(
+            .custom("bytesPerArmedTimer", useScalingFactor: false), (after - before - tokenBytes) / bytesSize)
+        if !Peer.shutdownCancelsAll {
+            peer.withOwner {
+                for token in tokens { peer.cancel(token) }
+            }
+        }
+        tokens = []
+        peer.shutdown()
+    }
+
+    let quietSize = min(1_000_000, Peer.maximumArmed)
+    Benchmark(
+        "ContextSwitches5s/\(Peer.name)/\(label(quietSize))", configuration: wholeRun("contextSwitchesIn5s")
+    ) { benchmark in
+        let counter = FireCounter()
+        let peer = Peer(capacity: quietSize, counter: counter)
+        var tokens: [Peer.Token] = []
+        tokens.reserveCapacity(quietSize)
+        peer.withOwner {
+            for _ in 0..<quietSize { tokens.append(peer.arm(after: farOut)) }
+        }
+        sleep(1)  // let arming's own work settle
+        let before = contextSwitches()
+        sleep(5)
+        let after = contextSwitches()
+        benchmark.measurement(.custom("contextSwitchesIn5s", useScalingFactor: false), after - before)
+        if !Peer.shutdownCancelsAll {
+            peer.withOwner {
+                for token in tokens { peer.cancel(token) }
+            }
+        }
+        tokens = []
+        peer.shutdown()
+    }
+}
+
+/// Context switches of the benchmark process itself over 5 s with no timers at all.
+func registerIdleBaseline() {
+    Benchmark("ContextSwitches5s/Idle/0", configuration: wholeRun("contextSwitchesIn5s")) { benchmark in
+        sleep(1)
+        let before = contextSwitches()
+        sleep(5)
+        benchmark.measurement(.custom("contextSwitchesIn5s", useScalingFactor: false), contextSwitches() - before)
+    }
+}

@@ -1,0 +1,59 @@
+extension TimingWheel {
+    /// How a ``TimingWheel`` measures time and where it runs its timers.
+    ///
+    /// `Configuration` is a value type and is `Sendable`.
+    public struct Configuration: Sendable {
+        /// The wheel's resolution (default 1 ms): a timer fires at the first tick boundary at or after its
+        /// deadline, so up to one tick late (plus the scheduler's own latency) and never early.
+        ///
+        /// It must be a whole number of nanoseconds, at least 1 ns.
+        public var tick: Duration
+        /// The clock deadlines are measured on (default ``TimerClock/monotonic``).
+        public var clock: TimerClock
+        /// Where the callbacks run (default ``TimerDelivery/privateQueue``, a serial queue of the wheel):
+        /// ``TimerDelivery/queue(_:)`` runs each batch as one work item on that queue;
+        /// ``TimerDelivery/immediate`` runs it on the scheduler's driver thread, where callbacks must be short.
+        public var delivery: TimerDelivery
+        /// How many timers the table holds before it first grows (default 1024). The table doubles when
+        /// full, so arming allocates only while the wheel holds more timers than ever before.
+        public var initialCapacity: Int
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - tick: The resolution; see ``tick``.
+        ///   - clock: The clock deadlines are measured on.
+        ///   - delivery: Where the callbacks run; see ``delivery``.
+        ///   - initialCapacity: How many timers fit before the table first grows.
+        public init(
+            tick: Duration = .milliseconds(1),
+            clock: TimerClock = .monotonic,
+            delivery: TimerDelivery = .privateQueue,
+            initialCapacity: Int = 1024
+        ) {
+            self.tick = tick
+            self.clock = clock
+            self.delivery = delivery
+            self.initialCapacity = initialCapacity
+        }
+
+        /// Checks every field.
+        ///
+        /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a tick that is not positive,
+        ///   not a whole number of nanoseconds or above ``TempoError/maximumDuration``, and
+        ///   ``TempoError/Code/invalidCount`` for a negative `initialCapacity` or one of 2^31 or more.
+        public func validate() throws(TempoError) {
+            try TempoError.validateInterval(tick, name: "tick")
+            guard tick.attoseconds % 1_000_000_000 == 0 else {
+                throw TempoError(
+                    .invalidInterval, value: "\(tick)",
+                    message: "tick must be a whole number of nanoseconds, got \(tick)")
+            }
+            guard initialCapacity >= 0, initialCapacity < 1 << 31 else {
+                throw TempoError(
+                    .invalidCount, value: "\(initialCapacity)",
+                    message: "initialCapacity must be between 0 and 2^31 - 1, got \(initialCapacity)")
+            }
+        }
+    }
+}

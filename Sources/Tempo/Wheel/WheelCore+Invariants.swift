@@ -1,0 +1,65 @@
+#if DEBUG
+extension WheelCore {
+    /// Checks the wheel's structural invariants; traps with a message when one is broken.
+    ///
+    /// Checked: every list is a consistent circular list; a slot's bit is set exactly when its list is
+    /// non-empty; every armed entry sits in a list that comes due after ``now`` (the expired list excepted)
+    /// and no later than its own due tick; ``count`` matches the armed entries and the free list holds the rest.
+    ///
+    /// - Complexity: O(capacity).
+    func _checkInvariants() {
+        var seen = 0
+        for list in 0..<Self.sentinelCount {
+            let sentinel = UInt32(list)
+            var previous = sentinel
+            var index = entries[list].next
+            var length = 0
+            while index != sentinel {
+                precondition(Int(index) >= Self.sentinelCount && Int(index) < capacity, "bad link \(index)")
+                precondition(entries[Int(index)].prev == previous, "broken prev link at \(index)")
+                precondition(entries[Int(index)].sequence != 0, "free entry \(index) is linked")
+                checkPlacement(index, list: sentinel)
+                previous = index
+                index = entries[Int(index)].next
+                length += 1
+                precondition(length <= count, "cycle in list \(list)")
+            }
+            precondition(entries[list].prev == previous, "broken tail of list \(list)")
+            if sentinel < Self.expiredList {
+                let bit = occupied[list >> Self.slotBits] & (1 << UInt64(list & 63)) != 0
+                precondition(bit == (length > 0), "occupancy bit of slot \(list) is \(bit) with \(length) entries")
+            }
+            seen += length
+        }
+        precondition(seen == count, "\(seen) linked entries but count is \(count)")
+        var free = 0
+        var index = freeHead
+        while index != Self.noEntry {
+            precondition(entries[Int(index)].sequence == 0, "armed entry \(index) on the free list")
+            precondition(actions.map { $0[Int(index)] == nil } ?? true, "free entry \(index) holds a closure")
+            index = entries[Int(index)].next
+            free += 1
+            precondition(free <= capacity, "cycle in the free list")
+        }
+        precondition(free + count + Self.sentinelCount == capacity, "\(free) free + \(count) armed != \(capacity)")
+    }
+
+    private func checkPlacement(_ index: UInt32, list: UInt32) {
+        let due = dueTick(entries[Int(index)].deadline)
+        switch list {
+        case Self.expiredList:
+            return
+        case Self.overflowList:
+            precondition(overflowBoundary <= due, "overflow entry \(index) due at \(due) before \(overflowBoundary)")
+        default:
+            let level = Int(list) >> Self.slotBits
+            let slot = Int64(list & 63)
+            let shift = level * Self.slotBits
+            let base = now & ~((1 << (shift + Self.slotBits)) - 1)
+            let comesDue = base | (slot << shift)
+            precondition(comesDue > now, "slot \(level):\(slot) of entry \(index) came due at \(comesDue) <= \(now)")
+            precondition(comesDue <= due, "entry \(index) due at \(due) sits in a slot due later, at \(comesDue)")
+        }
+    }
+}
+#endif

@@ -1,0 +1,59 @@
+public import Tempo
+
+/// `VirtualClock` is a `Clock` of its monotonic time, so async code that takes a `Clock` runs on virtual
+/// time: `sleep(until:tolerance:)` returns when a test advances past the deadline.
+///
+/// Async code does not run inside ``advance(by:)``: advancing resumes the sleeping task, which then runs
+/// on its executor. Before advancing, wait until the code under test is asleep (``waitForPending(_:timeout:)``),
+/// and after advancing wait for the effect you expect.
+extension VirtualClock: Clock {
+    /// Instants are ``TimerInstant``s of the monotonic clock.
+    public typealias Instant = TimerInstant
+    /// Durations are `Swift.Duration`.
+    public typealias Duration = Swift.Duration
+
+    /// The current virtual instant of the monotonic clock.
+    public var now: TimerInstant {
+        now(.monotonic)
+    }
+
+    /// One nanosecond.
+    public var minimumResolution: Duration {
+        .nanoseconds(1)
+    }
+
+    /// Suspends the task until the monotonic clock reaches `deadline`; see `TempoClock.sleep(until:tolerance:)`.
+    ///
+    /// - Parameters:
+    ///   - deadline: The monotonic instant to wake at; one not in the future returns at once.
+    ///   - tolerance: Ignored by virtual time, but validated.
+    /// - Throws: `CancellationError` when the task is cancelled (the deadline is released at once).
+    public func sleep(until deadline: TimerInstant, tolerance: Duration? = nil) async throws {
+        try await clock(.monotonic).sleep(until: deadline, tolerance: tolerance)
+    }
+
+    /// A `Clock` for one of this scheduler's clocks, for example `clock(.wall)`.
+    ///
+    /// - Parameter timerClock: The clock to read and sleep on.
+    /// - Returns: A ``TempoClock`` on this virtual clock.
+    public func clock(_ timerClock: TimerClock) -> TempoClock {
+        TempoClock(timerClock, scheduler: self)
+    }
+
+    /// Yields until at least `count` actions are pending, that is until the async code under test is
+    /// asleep on this clock, or until `timeout` of real time has passed.
+    ///
+    /// - Parameters:
+    ///   - count: The number of pending actions to wait for.
+    ///   - timeout: The real time to give up after; the wait itself only yields.
+    /// - Returns: Whether `count` actions were pending.
+    @discardableResult
+    public func waitForPending(_ count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+        let start = ContinuousClock.now
+        while pendingCount < count {
+            guard start.duration(to: .now) < timeout else { return false }
+            await Task.yield()
+        }
+        return true
+    }
+}
