@@ -27,6 +27,9 @@ public enum LatencyProbe {
         /// A ``TempoTimer`` with ``TimerDelivery/immediate`` delivery (on the scheduler's driver thread) and
         /// leeway 0: Tempo's most punctual configuration.
         case tempoPrecise = "tempo-precise"
+        /// A ``TimingWheel`` with a 1 µs tick and ``TimerDelivery/immediate`` delivery, whose callback arms
+        /// the next slot (the wheel's timers are one-shot).
+        case wheel
 
         /// The backend's command-line name, for example `tempo-precise`.
         public var description: String { rawValue }
@@ -38,6 +41,7 @@ public enum LatencyProbe {
             case .dispatchSource: "DispatchSourceTimer, leeway 0, .strict"
             case .tempoDefault: "TempoTimer, .privateQueue delivery"
             case .tempoPrecise: "TempoTimer, .immediate delivery, leeway 0"
+            case .wheel: "TimingWheel, tick 1 µs, .immediate delivery"
             }
         }
     }
@@ -103,6 +107,7 @@ public enum LatencyProbe {
         case .dispatchSource: runDispatch(recorder, progress: progress)
         case .tempoDefault, .tempoPrecise:
             try runTempo(recorder, delivery: backend == .tempoPrecise ? .immediate : .privateQueue, progress: progress)
+        case .wheel: try runWheel(recorder, progress: progress)
         }
         return recorder.samples(backend: backend)
     }

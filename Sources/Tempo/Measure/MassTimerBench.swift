@@ -15,6 +15,8 @@ public enum MassTimerBench {
     public enum Subject: String, CaseIterable, Sendable, CustomStringConvertible {
         /// One started ``TempoTimer`` per timer, on ``SystemScheduler/shared``.
         case tempoTimer = "tempo-timer"
+        /// One timer per timer in a ``TimingWheel`` (default 1 ms tick), armed with a value for its handler.
+        case wheel
         /// One resumed `DispatchSourceTimer` per timer.
         case dispatchSource = "dispatch-source"
         /// One `Task` per timer, suspended in `Task.sleep(for:)`.
@@ -58,6 +60,7 @@ public enum MassTimerBench {
         let measured: (arm: Duration, cancel: Duration, bytes: Int64)
         switch subject {
         case .tempoTimer: measured = try benchTempo(count: count, progress: progress)
+        case .wheel: measured = try benchWheel(count: count, progress: progress)
         case .dispatchSource: measured = benchDispatch(count: count, progress: progress)
         case .taskSleep: measured = await benchTasks(count: count, progress: progress)
         }

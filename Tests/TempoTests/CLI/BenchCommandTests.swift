@@ -8,9 +8,10 @@ import Testing
         let rows = output.stdout.split(separator: "\n").filter {
             $0.trimmingCharacters(in: .whitespaces).hasPrefix("1000 ")
         }
-        #expect(rows.count == 3)
+        #expect(rows.count == 4)
         #expect(rows.contains { $0.contains("tempo-timer") })
         #expect(rows.contains { $0.contains("task-sleep") })
+        #expect(rows.contains { $0.contains("wheel") })
         #expect(rows.contains { $0.contains("dispatch-source") && $0.contains("1.0x") })
     }
 }

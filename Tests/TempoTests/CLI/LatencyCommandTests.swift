@@ -5,19 +5,23 @@ import Testing
     @Test func jsonReportsEveryBackendWithOrderedPercentilesAndWritesTheSVG() throws {
         let svg = FileManager.default.temporaryDirectory.appendingPathComponent("tempo-latency-\(getpid()).svg")
         defer { try? FileManager.default.removeItem(at: svg) }
-        let output = try TempoBinary.run(["latency", "--duration", "300ms", "--json", "--svg", svg.path])
+        let output = try TempoBinary.run(["latency", "--duration", "250ms", "--json", "--svg", svg.path])
         #expect(output.status == 0, "stderr: \(output.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
         let backends = try #require(object?["backends"] as? [[String: Any]])
-        #expect(backends.map { $0["backend"] as? String } == ["floor", "dispatch", "tempo-default", "tempo-precise"])
+        #expect(
+            backends.map { $0["backend"] as? String } == [
+                "floor", "dispatch", "tempo-default", "tempo-precise", "wheel",
+            ])
         for backend in backends {
             let ticks = try #require(backend["ticks"] as? Int)
-            #expect(ticks >= 1 && ticks <= 300)
+            #expect(ticks >= 1 && ticks <= 250)
             let p50 = try #require(backend["p50_us"] as? Double)
             let p99 = try #require(backend["p99_us"] as? Double)
             let max = try #require(backend["max_us"] as? Double)
             let min = try #require(backend["min_us"] as? Double)
             #expect(min >= 0 && min <= p50 && p50 <= p99 && p99 <= max)
+            #expect(backend["early"] as? Int == 0)
         }
         #expect(backends.first?["p50_ratio_to_floor"] as? Double == 1)
         let plot = try String(contentsOf: svg, encoding: .utf8)
