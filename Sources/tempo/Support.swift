@@ -35,3 +35,17 @@ final class LatenessStats: Sendable {
             + "median \(formatMicros(median)) mean \(formatMicros(mean)) max \(formatMicros(values[values.count - 1]))"
     }
 }
+
+/// A short human form of a duration: `1ms`, `250ms`, `1.5s`, `100us`.
+func formatDuration(_ duration: Duration) -> String {
+    let nanos = Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+    func trim(_ value: Double) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+    if nanos >= 60e9 && nanos.truncatingRemainder(dividingBy: 60e9) == 0 { return trim(nanos / 60e9) + "m" }
+    if nanos >= 1e9 { return trim(nanos / 1e9) + "s" }
+    if nanos >= 1e6 { return trim(nanos / 1e6) + "ms" }
+    if nanos >= 1e3 { return trim(nanos / 1e3) + "us" }
+    return trim(nanos) + "ns"
+}

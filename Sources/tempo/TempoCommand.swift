@@ -1,10 +1,12 @@
 import ArgumentParser
 
 @main
-struct TempoCommand: ParsableCommand {
+struct TempoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tempo",
         abstract: "Measure timer punctuality and run things on a drift-free schedule.",
-        subcommands: [TickCommand.self]
+        subcommands: [
+            LatencyCommand.self, BenchCommand.self, EveryCommand.self, CountdownCommand.self, TickCommand.self,
+        ]
     )
 }

@@ -86,6 +86,10 @@ final class ClockDriver: Sendable {
         var queue = DeadlineQueue()
         var alarm: PlatformAlarm?
         var armedAt: TimerInstant?
+        /// Set while the driver thread runs due actions: the alarm is re-armed once when they are done,
+        /// instead of on every insert an action makes (a timer re-arming itself costs no syscall before
+        /// its handler runs).
+        var waking = false
     }
 
     let clock: TimerClock
@@ -103,7 +107,7 @@ final class ClockDriver: Sendable {
             if state.alarm == nil {
                 state.alarm = PlatformAlarm(clock: clock) { [self] in wake() }
             }
-            rearm(&state)
+            if !state.waking { rearm(&state) }
         }
     }
 
@@ -111,7 +115,7 @@ final class ClockDriver: Sendable {
         // The action is released outside the lock: its captures may run deinitializers that call back in.
         let removed = state.withLock { state -> (@Sendable () -> Void)? in
             guard let action = state.queue.remove(id: id) else { return nil }
-            rearm(&state)
+            if !state.waking { rearm(&state) }
             return action
         }
         withExtendedLifetime(removed) {}
@@ -130,11 +134,16 @@ final class ClockDriver: Sendable {
         var due: [(UInt64, @Sendable () -> Void)] = []
         state.withLock { state in
             state.queue.popDue(now: PlatformClock.now(clock), into: &due)
-            // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
-            rearm(&state, force: true)
+            state.waking = true
         }
         for (_, action) in due {
             action()
+        }
+        due.removeAll()
+        state.withLock { state in
+            state.waking = false
+            // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
+            rearm(&state, force: true)
         }
     }
 }

@@ -1,0 +1,168 @@
+import Subprocess
+import Synchronization
+import SystemPackage
+import Tempo
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a command on a ``TempoTimer``'s ticks, one run at a time, with an ``OverlapGate`` deciding what
+/// happens to ticks that arrive while a run is going.
+final class CommandScheduleRunner: Sendable {
+    struct Summary {
+        var runs = 0
+        var failures = 0
+        var overlapped = 0
+        var missed = 0
+        var interrupted = false
+        var policy = LateTickPolicy.coalesce
+        var elapsed = Duration.zero
+
+        var text: String {
+            var parts = ["tempo every: \(runs) run\(runs == 1 ? "" : "s") in \(formatDuration(elapsed))"]
+            parts.append("\(failures) failed")
+            let policyName = LatePolicyOption.allCases.first { $0.policy == policy }?.rawValue ?? "coalesce"
+            if overlapped > 0 {
+                let verb = policy == .skip ? "skipped" : "coalesced"
+                parts.append(
+                    "\(overlapped) tick\(overlapped == 1 ? "" : "s") \(verb) while a run was going (--late \(policyName))"
+                )
+            }
+            if missed > 0 { parts.append("\(missed) tick\(missed == 1 ? "" : "s") missed by the timer") }
+            return parts.joined(separator: ", ") + (interrupted ? " (interrupted)" : "")
+        }
+    }
+
+    private struct State {
+        var gate: OverlapGate
+        var summary = Summary()
+        var childPID: pid_t?
+        var scheduleEnded = false
+        var continuation: CheckedContinuation<Summary, Never>?
+        var timer: TempoTimer?
+    }
+
+    private let invocation: [String]
+    private let state: Mutex<State>
+
+    init(invocation: [String], policy: LateTickPolicy) {
+        self.invocation = invocation
+        var initial = State(gate: OverlapGate(policy: policy))
+        initial.summary.policy = policy
+        state = Mutex(initial)
+    }
+
+    /// Runs the schedule until `count` ticks have passed (or forever) and the last run ended, or until
+    /// ``interrupt()``.
+    func run(every interval: Duration, count: Int?) async throws -> Summary {
+        let policy = state.withLock { $0.gate.policy }
+        let start = SystemScheduler.shared.now(.monotonic)
+        let timer = try TempoTimer(
+            every: interval,
+            repeats: count.map { .times($0) } ?? .forever,
+            first: .after(.zero),
+            latePolicy: policy
+        ) { [self] tick in
+            tickArrived(missed: tick.missed)
+        }
+        timer.onStateChange { [self] newState in
+            if newState == .finished { scheduleEnded() }
+        }
+        var summary = await withCheckedContinuation { continuation in
+            state.withLock {
+                $0.continuation = continuation
+                $0.timer = timer
+            }
+            timer.start()
+        }
+        summary.elapsed = SystemScheduler.shared.now(.monotonic) - start
+        return summary
+    }
+
+    /// Stops the schedule: no new run starts; the run that is going gets SIGINT and is waited for.
+    /// A second interrupt kills that run (SIGKILL).
+    func interrupt() {
+        let (timer, pid, again) = state.withLock { state -> (TempoTimer?, pid_t?, Bool) in
+            defer { state.summary.interrupted = true }
+            return (state.timer, state.childPID, state.summary.interrupted)
+        }
+        timer?.cancel()
+        if let pid { kill(pid, again ? SIGKILL : SIGINT) }
+        scheduleEnded()
+    }
+
+    private func tickArrived(missed: Int) {
+        let start = state.withLock { state -> Bool in
+            state.summary.missed += missed
+            guard !state.scheduleEnded else { return false }
+            return state.gate.tickArrived()
+        }
+        if start { launch() }
+    }
+
+    private func scheduleEnded() {
+        let finish = state.withLock { state -> (CheckedContinuation<Summary, Never>, Summary)? in
+            state.scheduleEnded = true
+            if state.summary.interrupted { state.gate.dropPending() }
+            return takeContinuationIfDone(&state)
+        }
+        if let (continuation, summary) = finish { continuation.resume(returning: summary) }
+    }
+
+    private func takeContinuationIfDone(_ state: inout State) -> (CheckedContinuation<Summary, Never>, Summary)? {
+        guard state.scheduleEnded, state.gate.isIdle, let continuation = state.continuation else { return nil }
+        state.continuation = nil
+        state.timer = nil
+        state.summary.overlapped = state.gate.overlapped
+        return (continuation, state.summary)
+    }
+
+    private func launch() {
+        Task { [self] in
+            let succeeded = await runOnce()
+            let next = state.withLock {
+                state -> (again: Bool, finish: (CheckedContinuation<Summary, Never>, Summary)?) in
+                state.childPID = nil
+                state.summary.runs += 1
+                if !succeeded { state.summary.failures += 1 }
+                if state.summary.interrupted { state.gate.dropPending() }
+                let again = state.gate.runFinished()
+                return (again, again ? nil : takeContinuationIfDone(&state))
+            }
+            if next.again { launch() }
+            if let (continuation, summary) = next.finish { continuation.resume(returning: summary) }
+        }
+    }
+
+    /// Runs the command once with inherited standard output and error; reports a failure on standard error.
+    private func runOnce() async -> Bool {
+        let run = state.withLock { $0.summary.runs } + 1
+        flushOutput()
+        do {
+            let result = try await Subprocess.run(
+                .path(FilePath(invocation[0])),
+                arguments: Arguments(Array(invocation.dropFirst())),
+                input: .none,
+                output: .currentStandardOutput,
+                error: .currentStandardError
+            ) { [self] execution in
+                state.withLock { $0.childPID = execution.processIdentifier.value }
+            }
+            switch result.terminationStatus {
+            case .exited(0):
+                return true
+            case .exited(let code):
+                printError("tempo every: run \(run) exited with status \(code)")
+            case .signaled(SIGINT) where state.withLock({ $0.summary.interrupted }):
+                printError("tempo every: run \(run) was interrupted")
+                return true
+            case .signaled(let signal):
+                printError("tempo every: run \(run) was killed by signal \(signal)")
+            }
+        } catch {
+            printError("tempo every: run \(run) could not start: \(error)")
+        }
+        return false
+    }
+}

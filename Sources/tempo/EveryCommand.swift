@@ -1,0 +1,94 @@
+import ArgumentParser
+import Dispatch
+import Tempo
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tempo every`: runs a command on a drift-free schedule, like `watch` but anchored and precise.
+struct EveryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "every",
+        abstract: "Run a command on a drift-free schedule.",
+        usage: "tempo every <interval> [--count <n>] [--late <policy>] [--shell] -- <command> [<args> ...]",
+        discussion: """
+            The first run starts at once, run k at start + k·INTERVAL however long the runs take, so \
+            nothing drifts. The command runs directly (no shell) unless you pass --shell, and its \
+            output passes through. When a run is due while the previous one is still going, --late \
+            decides: coalesce (default) starts one run as soon as the current one ends, burst starts \
+            one run per missed tick back to back, skip waits for the next tick. Non-zero exits are \
+            reported and counted. Ctrl-C stops the schedule, waits for the current run (a second \
+            Ctrl-C kills it), and prints a summary. The exit status is 0 when every run succeeded and 1 otherwise.
+            """
+    )
+
+    @Argument(help: "The interval, like 250ms, 1.5s, 2m or 1h30m.")
+    var interval: String
+
+    @Option(name: .long, help: "Stop after this many ticks of the schedule (default: until Ctrl-C).")
+    var count: Int?
+
+    @Option(name: .long, help: "What to do when a run is due while the previous one is still going.")
+    var late: LatePolicyOption = .coalesce
+
+    @Flag(name: .long, help: "Run the command with /bin/sh -c, joining its words with spaces.")
+    var shell = false
+
+    @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
+    var command: [String] = []
+
+    mutating func validate() throws {
+        _ = try parseDuration(interval, option: "<interval>")
+        try validateCount(count, option: "--count")
+        guard let first = command.first else {
+            throw ValidationError("missing the command to run: tempo every \(interval) -- COMMAND [ARGS...]")
+        }
+        if !shell && resolveExecutable(first) == nil {
+            throw ValidationError("command '\(first)' not found or not executable")
+        }
+    }
+
+    func run() async throws {
+        let interval = try parseDuration(interval, option: "<interval>")
+        let invocation: [String]
+        if shell {
+            invocation = ["/bin/sh", "-c", command.joined(separator: " ")]
+        } else {
+            guard let path = resolveExecutable(command[0]) else {
+                throw ValidationError("command '\(command[0])' not found or not executable")
+            }
+            invocation = [path] + command.dropFirst()
+        }
+        let runner = CommandScheduleRunner(invocation: invocation, policy: late.policy)
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { runner.interrupt() }
+        interrupt.resume()
+        let summary = try await runner.run(every: interval, count: count)
+        interrupt.cancel()
+        printError(summary.text)
+        if summary.failures > 0 {
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Finds `name` like `execvp` does: a name with a slash is used as is, anything else is looked up on `PATH`.
+///
+/// - Returns: The path of an executable file, or `nil`.
+func resolveExecutable(_ name: String) -> String? {
+    guard !name.isEmpty else { return nil }
+    if name.contains("/") {
+        return access(name, X_OK) == 0 ? name : nil
+    }
+    let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+    for directory in path.split(separator: ":") where directory.hasPrefix("/") {
+        let candidate = "\(directory)/\(name)"
+        var info = stat()
+        if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
+            return candidate
+        }
+    }
+    return nil
+}

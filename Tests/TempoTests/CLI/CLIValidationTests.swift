@@ -1,0 +1,39 @@
+import Testing
+
+/// Bad input on every subcommand is a usage error: exit status 64 and a message naming the value.
+@Suite struct CLIValidationTests {
+    static let badInvocations: [(arguments: [String], named: String)] = [
+        (["latency", "--period", "1xs"], "'1xs'"),
+        (["latency", "--duration", "0s"], "'0s'"),
+        (["latency", "--period", "10ms", "--duration", "5ms"], "5"),
+        (["latency", "--backends", "sundial"], "'sundial'"),
+        (["bench", "--counts", "0"], "'0'"),
+        (["bench", "--subjects", "hourglass"], "'hourglass'"),
+        (["every", "soon", "--", "echo"], "'soon'"),
+        (["every", "1s", "--count", "0", "--", "echo"], "0"),
+        (["every", "1s", "--late", "sometimes", "--", "echo"], "'sometimes'"),
+        (["every", "1s", "--", "no-such-command-tempo"], "'no-such-command-tempo'"),
+        (["every", "1s"], "COMMAND"),
+        (["countdown", "0s"], "'0s'"),
+        (["countdown", "10"], "'10'"),
+        (["tick", "--every", "fast"], "'fast'"),
+        (["tick", "--count", "0"], "0"),
+        (["metronome"], "metronome"),
+    ]
+
+    @Test(arguments: badInvocations)
+    func badInputExitsWithUsageStatusAndNamesTheValue(arguments: [String], named: String) throws {
+        let output = try TempoBinary.run(arguments)
+        #expect(output.status == 64, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains(named), "stderr: \(output.stderr)")
+        #expect(output.stdout.isEmpty)
+    }
+
+    @Test(arguments: [[], ["latency"], ["bench"], ["every"], ["countdown"], ["tick"]])
+    func everySubcommandHasHelp(subcommand: [String]) throws {
+        let output = try TempoBinary.run(subcommand + ["--help"])
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("USAGE:"))
+        #expect(output.stdout.contains("--help"))
+    }
+}

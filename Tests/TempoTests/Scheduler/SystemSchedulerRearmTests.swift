@@ -1,0 +1,40 @@
+import Dispatch
+import Tempo
+import Testing
+
+/// The system scheduler re-arms its kernel timer once after running due actions, not on each insert an
+/// action makes; these check that nothing scheduled meanwhile is lost.
+@Suite struct SystemSchedulerRearmTests {
+    @Test func anActionThatSchedulesTheNextOneFromTheDriverThreadIsRun() {
+        let scheduler = SystemScheduler.shared
+        let fired = DispatchSemaphore(value: 0)
+        let first = scheduler.now(.monotonic) + .milliseconds(1)
+        _ = scheduler.schedule(at: first, leeway: .zero, clock: .monotonic) {
+            let second = scheduler.now(.monotonic) + .milliseconds(2)
+            _ = scheduler.schedule(at: second, leeway: .zero, clock: .monotonic) {
+                #expect(scheduler.now(.monotonic) >= second)
+                fired.signal()
+            }
+        }
+        #expect(fired.wait(timeout: .now() + .seconds(10)) == .success)
+    }
+
+    @Test func anInsertFromAnotherThreadWhileActionsRunIsRunAfterThem() {
+        let scheduler = SystemScheduler.shared
+        let inAction = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let fired = DispatchSemaphore(value: 0)
+        _ = scheduler.schedule(at: scheduler.now(.monotonic), leeway: .zero, clock: .monotonic) {
+            inAction.signal()
+            _ = release.wait(timeout: .now() + .seconds(10))
+        }
+        #expect(inAction.wait(timeout: .now() + .seconds(10)) == .success)
+        let due = scheduler.now(.monotonic) + .milliseconds(5)
+        _ = scheduler.schedule(at: due, leeway: .zero, clock: .monotonic) {
+            #expect(scheduler.now(.monotonic) >= due)
+            fired.signal()
+        }
+        release.signal()
+        #expect(fired.wait(timeout: .now() + .seconds(10)) == .success)
+    }
+}
