@@ -45,6 +45,9 @@ struct TimerStateMachine {
     private var armed: ScheduledAction?
     /// Bumped by cancel and reset: queued scheduled ticks of an older epoch are dropped.
     private var epoch: UInt64 = 0
+    /// Scheduled ticks that were still queued when ``start(now:)`` began a new run: they were due before the
+    /// restart and are still delivered, but are not counted in the new run's ``fireCount``.
+    private var previousRunTicks = 0
     /// Bumped by cancel: queued manual fires of an older value are dropped.
     private var cancelEpoch: UInt64 = 0
 
@@ -103,6 +106,7 @@ struct TimerStateMachine {
             nextSlot = 0
             fireCount = 0
             droppedSinceDelivery = 0
+            previousRunTicks = queuedScheduledTicks
             if case .at(let instant) = config.firstTick {
                 origin = instant
             } else {
@@ -133,6 +137,7 @@ struct TimerStateMachine {
     mutating func reset(now: TimerInstant, interval: Duration?) -> Effects {
         if let interval { config.interval = interval }
         epoch &+= 1
+        previousRunTicks = 0
         nextSlot = 0
         fireCount = 0
         droppedSinceDelivery = 0
@@ -152,6 +157,7 @@ struct TimerStateMachine {
     mutating func cancel() -> Effects {
         guard phase != .cancelled else { return Effects() }
         epoch &+= 1
+        previousRunTicks = 0
         cancelEpoch &+= 1
         var effects = setPhase(.cancelled)
         effects.disarm = disarm()
@@ -226,6 +232,17 @@ struct TimerStateMachine {
         return effects
     }
 
+    /// The number of scheduled ticks of the current epoch in the mailbox (saturating).
+    private var queuedScheduledTicks: Int {
+        var count = 0
+        for case .ticks(let first, let last, _, _, _, let tickEpoch) in mailbox[mailboxHead...] where tickEpoch == epoch
+        {
+            let (sum, overflow) = count.addingReportingOverflow(last - first + 1)
+            count = overflow ? .max : sum
+        }
+        return count
+    }
+
     /// Whether the mailbox holds scheduled ticks of the current epoch.
     private var pendingScheduledTicks: Bool {
         mailbox[mailboxHead...].contains { delivery in
@@ -268,7 +285,11 @@ struct TimerStateMachine {
                 } else {
                     popMailbox()
                 }
-                fireCount += 1
+                if previousRunTicks > 0 {
+                    previousRunTicks -= 1
+                } else {
+                    fireCount += 1
+                }
                 let tick = TimerTick(index: first + 1, due: due, lateness: max(.zero, now - due), missed: missed)
                 return .tick(tick, handlers)
             case .manual(let index, let requested, let manualEpoch):
