@@ -20,9 +20,10 @@ import Synchronization
 ///   The next deadline is armed once the previous tick's handlers have returned, so a slow handler or a
 ///   busy queue is treated like any other lateness: under coalesce it gets one tick, not a backlog.
 /// - **Pause** keeps the time left to the next tick; ``resume()`` shifts the whole grid by the paused time.
-/// - **Cancellation**: once ``cancel()`` has returned, no handler run begins. A run that another thread had
-///   already begun when `cancel()` was called completes (`cancel()` does not wait for user code). Called from
-///   a handler of this timer, it stops every later tick.
+/// - **Cancellation**: once ``cancel()`` has returned, no further tick is claimed for delivery and queued
+///   ticks are dropped. At most one run, claimed by the delivery queue before the cancel took effect, may
+///   still be entering or running its handlers; `cancel()` never waits for user code. Called from a handler
+///   of this timer, it stops every later tick.
 ///
 /// ## Ownership
 /// A *running* timer is kept alive by its scheduler until it finishes or is cancelled: you do not need
@@ -213,9 +214,11 @@ public final class TempoTimer: Sendable {
         perform { $0.reset(now: now, interval: interval) }
     }
 
-    /// Cancels the timer. Once this returns, no handler run begins and queued ticks are dropped. A run that
-    /// another thread had already begun completes: `cancel()` never waits for user code, so it is safe to
-    /// call from anywhere, including a handler. Idempotent; ``start()`` runs the timer again.
+    /// Cancels the timer: once this returns, no further tick is claimed for delivery and queued ticks are
+    /// dropped. A run the delivery queue had already claimed (at most one) may still be entering or running its
+    /// handlers: `cancel()` waits only for the few instructions between a claim and the handler call, never
+    /// for user code, so it is safe to call from anywhere, including a handler. Idempotent; ``start()`` runs
+    /// the timer again.
     public func cancel() {
         perform { $0.cancel() }
         var spins = 0
