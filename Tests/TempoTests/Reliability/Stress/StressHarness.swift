@@ -36,8 +36,9 @@ final class WeakReference: Sendable {
     let name: String
     private let reference: Mutex<Weak>
 
+    // @unchecked: safe because the wrapper is only read and written under the Mutex, and reading a weak reference
+    // is thread-safe.
     private struct Weak: @unchecked Sendable {
-        // Safe: the wrapper is only read and written under the Mutex, and reading a weak reference is thread-safe.
         weak var object: AnyObject?
     }
 

@@ -312,8 +312,8 @@ final class TimerStressSubject: StressSubject {
 final class WeakTimerBox: Sendable {
     private let reference = Mutex<WeakTimer>(WeakTimer())
 
+    // @unchecked: safe because it is only read and written under the Mutex.
     private struct WeakTimer: @unchecked Sendable {
-        // Safe: only read and written under the Mutex.
         weak var timer: TempoTimer?
     }
 
