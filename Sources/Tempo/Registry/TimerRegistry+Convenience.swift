@@ -88,21 +88,12 @@ extension TimerRegistry {
         clock: TimerClock = .monotonic,
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
-        let now = scheduler.now(clock)
-        guard deadline >= now else {
-            throw TempoError(
-                .invalidInstant,
-                value: "\(deadline)",
-                message: "deadline \(deadline) on the \(clock) clock has already passed (now \(now))"
-            )
-        }
-        let configuration = TempoTimer.Configuration(
-            every: .seconds(1),
-            repeats: .once,
-            first: .at(deadline),
+        let configuration = try TempoTimer.Configuration.oneShot(
+            at: deadline,
             leeway: leeway,
             delivery: delivery,
-            clock: clock
+            clock: clock,
+            now: scheduler.now(clock)
         )
         return try schedule(key, configuration: configuration, handler: handler)
     }

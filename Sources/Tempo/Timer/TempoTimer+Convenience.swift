@@ -97,24 +97,14 @@ extension TempoTimer {
         scheduler: any TimerScheduler = SystemScheduler.shared,
         handler: @escaping Handler
     ) throws(TempoError) -> TempoTimer {
-        let now = scheduler.now(clock)
-        guard deadline >= now else {
-            throw TempoError(
-                .invalidInstant,
-                value: "\(deadline)",
-                message: "deadline \(deadline) on the \(clock) clock has already passed (now \(now))"
-            )
-        }
-        return try TempoTimer(
-            every: .seconds(1),
-            repeats: .once,
-            first: .at(deadline),
+        let configuration = try Configuration.oneShot(
+            at: deadline,
             leeway: leeway,
             delivery: delivery,
             clock: clock,
-            scheduler: scheduler,
-            handler: handler
+            now: scheduler.now(clock)
         )
+        return try TempoTimer(configuration: configuration, scheduler: scheduler, handler: handler)
     }
 
     /// Creates a timer with an interval in seconds, converted exactly (0.5 is 500,000,000 ns).
