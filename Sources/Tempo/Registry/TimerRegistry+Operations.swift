@@ -26,10 +26,12 @@ extension TimerRegistry {
         }
     }
 
-    /// Whether `key` has a timer that has not finished, been cancelled, or lost its weak target.
+    /// Whether `key` has a timer that has not ended, been cancelled, or lost its weak target.
+    ///
+    /// A one-shot or finite timer is still contained while its last tick waits for or runs its handler.
     ///
     /// - Parameter key: The key.
-    /// - Returns: `true` while the key's timer is scheduled or paused.
+    /// - Returns: `true` while the key's timer is scheduled, paused, or delivering its last tick.
     public func contains(_ key: Key) -> Bool {
         prune()
         return storage.state.withLock { $0.entries[key] != nil }
@@ -71,8 +73,12 @@ extension TimerRegistry {
 
     /// The state of the timer under `key`, or `nil` when the key has none.
     ///
+    /// A one-shot or finite timer reads ``TimerState/finished`` from the moment its last tick is handed to
+    /// delivery until that tick's handler has returned; then it leaves the registry and this returns `nil`.
+    ///
     /// - Parameter key: The key.
-    /// - Returns: ``TimerState/running`` or ``TimerState/paused`` for a timer in the registry.
+    /// - Returns: ``TimerState/running`` or ``TimerState/paused`` for a timer in the registry, or
+    ///   ``TimerState/finished`` while its last tick is being delivered.
     public func state(of key: Key) -> TimerState? {
         timer(for: key)?.state
     }

@@ -18,8 +18,10 @@ import Synchronization
 /// - **Replacing**: scheduling a key that exists replaces its timer atomically. Once the new timer is in
 ///   the registry (before `schedule` returns), no handler run of the old timer starts, and the old timer
 ///   is cancelled before `schedule` returns; a run another thread had already begun completes.
-/// - **Finishing**: a one-shot or finite timer leaves the registry after its last handler run (when the
-///   ``LateTickPolicy/skip`` policy dropped the last slot, at once for ``contains(_:)``, ``keys`` and ``count``).
+/// - **Finishing**: a one-shot or finite timer leaves the registry after its last handler run, and not before:
+///   every tick's handler runs exactly once, whatever the registry is asked meanwhile. (When the
+///   ``LateTickPolicy/skip`` policy dropped the last slot, it leaves at once for ``contains(_:)``, ``keys``
+///   and ``count``.)
 /// - **Weak targets**: an entry created with a target leaves the registry when the target dies: at
 ///   once for ``contains(_:)``, ``keys`` and ``count``, and its timer stops on its next tick at the latest.
 ///
@@ -37,12 +39,15 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         let timer: TempoTimer
         let targetIsAlive: (@Sendable () -> Bool)?
 
-        /// The target died, or the timer ended without a last tick to remove it (its target died, or the
-        /// ``LateTickPolicy/skip`` policy dropped its last slot).
+        /// The target died, or the timer ended without a last handler run to remove it (it was cancelled, or
+        /// the ``LateTickPolicy/skip`` policy dropped its last slot).
+        ///
+        /// A timer that is `.finished` while its last tick waits for (or runs) its handlers is *not* dead:
+        /// it becomes `.finished` when that tick is handed to delivery, and the entry must stay current until
+        /// the handler ran, or the wrapper would skip it (the lost-tick bug of issue #10).
         var isDead: Bool {
             if let targetIsAlive, !targetIsAlive() { return true }
-            let state = timer.state
-            return state == .finished || state == .cancelled
+            return timer.hasEnded
         }
     }
 

@@ -128,6 +128,10 @@ public final class TempoTimer: Sendable {
     /// The timer's lifecycle state.
     public var state: TimerState { machine.withLock { $0.phase } }
 
+    /// Whether the timer finished or was cancelled and no delivery is queued or running (see
+    /// `TimerStateMachine.hasEnded`).
+    var hasEnded: Bool { machine.withLock { $0.hasEnded } }
+
     /// The number of scheduled ticks delivered to the handlers since the last ``start()`` or ``reset(interval:)``.
     ///
     /// Manual ``fire()``s are not counted; a coalesced tick counts once.

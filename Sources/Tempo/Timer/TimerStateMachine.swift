@@ -81,6 +81,18 @@ struct TimerStateMachine {
 
     var pendingDeliveries: Int { mailbox.count - mailboxHead }
 
+    /// Whether the timer is done for good: finished or cancelled, with no delivery queued or running.
+    ///
+    /// A finished timer whose last tick is still queued (or whose handlers are running) has not ended:
+    /// owners such as ``TimerRegistry`` must not treat it as dead before its last handler returned.
+    var hasEnded: Bool {
+        switch phase {
+        case .finished: !drainScheduled
+        case .cancelled: true
+        case .idle, .running, .paused: false
+        }
+    }
+
     private func due(_ slot: Int) -> TimerInstant {
         origin + config.interval * slot
     }

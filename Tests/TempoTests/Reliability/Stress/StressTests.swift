@@ -77,6 +77,55 @@ import Testing
         #expect(alive.isEmpty, "finished one-shots not released: \(alive.prefix(5))")
     }
 
+    /// Issue #10: queries pruned `.finished` entries whose last tick was still queued, and the tick was lost
+    /// (46-83 % of 1,000 one-shots before the fix).
+    @Test func registryOneShotsFireExactlyOnceWhileOtherThreadsQueryTheRegistry() {
+        let registry = TimerRegistry<String>()
+        let schedulers = 4
+        let perThread = 250
+        let fired = Mutex<[Int: Int]>([:])
+        let done = Atomic<Bool>(false)
+        let failures = Mutex<[String]>([])
+        RealThreads.run(count: schedulers + 2) { thread in
+            if thread >= schedulers {
+                // Two threads query the registry until the one-shots are all in.
+                while !done.load(ordering: .relaxed) {
+                    _ = registry.contains("one-shot \(Int.random(in: 0..<(schedulers * perThread)))")
+                    _ = registry.count
+                    _ = registry.keys
+                    _ = registry.state(of: "one-shot 0")
+                }
+                return
+            }
+            var random = SeededGenerator(seed: UInt64(thread) &+ 101)
+            for index in 0..<perThread {
+                let id = thread * perThread + index
+                do throws(TempoError) {
+                    try registry.schedule("one-shot \(id)", after: .milliseconds(random.int(1...20))) { _ in
+                        fired.withLock { $0[id, default: 0] += 1 }
+                    }
+                } catch {
+                    failures.withLock { $0.append("schedule \(id) threw \(error)") }
+                }
+            }
+            if thread == 0 {
+                let total = schedulers * perThread
+                let deadline = ContinuousClock.now + .seconds(30)
+                while fired.withLock({ $0.count }) < total, ContinuousClock.now < deadline {
+                    pause(milliseconds: 2)
+                }
+                done.store(true, ordering: .relaxed)
+            }
+        }
+        pause(milliseconds: 50)
+        let counts = fired.withLock { $0 }
+        let total = schedulers * perThread
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(counts.count == total, "\(total - counts.count) of \(total) one-shots lost their tick")
+        #expect(counts.values.allSatisfy { $0 == 1 }, "fired more than once: \(counts.filter { $0.value != 1 })")
+        #expect(registry.count == 0)
+    }
+
     @Test func noRunBeginsAfterCancelReturnsOnAnotherThread() {
         // One fast timer per canceller thread; the other threads fire it and start it only before the cancel.
         let report = StressHarness.run(
