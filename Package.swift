@@ -9,6 +9,15 @@ let package = Package(
         .library(name: "TempoTesting", targets: ["TempoTesting"]),
         .executable(name: "tempo", targets: ["tempo"]),
     ],
+    traits: [
+        .trait(
+            name: "TSanVisibleLocks",
+            description: """
+                Builds TempoMutex on pthread_mutex_t instead of Synchronization.Mutex, whose contended path \
+                ThreadSanitizer cannot see on Linux. For CI's ThreadSanitizer run only.
+                """
+        )
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -20,12 +29,15 @@ let package = Package(
     targets: [
         // Thin C shims for Linux system calls that Glibc's module map does not expose (timerfd, prctl).
         .target(name: "CTempoShims"),
-        .target(name: "Tempo", dependencies: ["CTempoShims"]),
-        .target(name: "TempoTesting", dependencies: ["Tempo"]),
+        // The package's one lock type (internal: no product). See Sources/TempoLocks/TempoMutex.swift.
+        .target(name: "TempoLocks"),
+        .target(name: "Tempo", dependencies: ["CTempoShims", "TempoLocks"]),
+        .target(name: "TempoTesting", dependencies: ["Tempo", "TempoLocks"]),
         .executableTarget(
             name: "tempo",
             dependencies: [
                 "Tempo",
+                "TempoLocks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(
                     name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.linux, .macOS])),
@@ -36,6 +48,7 @@ let package = Package(
             name: "TempoTests",
             dependencies: [
                 "Tempo",
+                "TempoLocks",
                 "TempoTesting",
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "Clocks", package: "swift-clocks"),
@@ -51,5 +64,6 @@ for target in package.targets where target.name != "CTempoShims" {
             .enableUpcomingFeature("ExistentialAny"),
             .enableUpcomingFeature("InternalImportsByDefault"),
             .treatAllWarnings(as: .error),
+            .define("TEMPO_TSAN_VISIBLE_LOCKS", .when(traits: ["TSanVisibleLocks"])),
         ]
 }

@@ -1,6 +1,7 @@
 public import Dispatch
 import Synchronization
 public import Tempo
+import TempoLocks
 
 /// A scheduler whose time moves only when a test moves it, so timer code is tested without waiting.
 ///
@@ -36,11 +37,11 @@ public final class VirtualClock: TimerScheduler {
         var nextID: UInt64 = 1
     }
 
-    private let state: Mutex<State>
+    private let state: TempoMutex<State>
     /// Work submitted to queues and not finished yet.
     private let outstanding = DispatchGroup()
     /// Threads currently running submitted work: they must not wait for `outstanding` (it includes them).
-    private let deliveringThreads = Mutex<[CurrentThread.ID: Int]>([:])
+    private let deliveringThreads = TempoMutex<[CurrentThread.ID: Int]>([:])
 
     /// 2026-01-01 00:00:00 UTC, the default starting instant of the wall clock.
     public static let defaultWallStart = TimerInstant(offset: .seconds(1_767_225_600))
@@ -56,7 +57,7 @@ public final class VirtualClock: TimerScheduler {
         continuous: TimerInstant = .zero,
         wall: TimerInstant = VirtualClock.defaultWallStart
     ) {
-        state = Mutex(State(now: [monotonic, continuous, wall]))
+        state = TempoMutex(State(now: [monotonic, continuous, wall]))
     }
 
     private static func index(_ clock: TimerClock) -> Int {
@@ -252,10 +253,10 @@ public final class VirtualClock: TimerScheduler {
 
 /// Holds submitted work until it has run, then drops it.
 private final class WorkBox: Sendable {
-    private let work: Mutex<(@Sendable () -> Void)?>
+    private let work: TempoMutex<(@Sendable () -> Void)?>
 
     init(_ work: @escaping @Sendable () -> Void) {
-        self.work = Mutex(work)
+        self.work = TempoMutex(work)
     }
 
     func run() {

@@ -2,6 +2,7 @@ import Subprocess
 import Synchronization
 import SystemPackage
 import Tempo
+import TempoLocks
 
 #if canImport(Glibc)
 import Glibc
@@ -44,13 +45,13 @@ final class CommandScheduleRunner: Sendable {
     }
 
     private let invocation: [String]
-    private let state: Mutex<State>
+    private let state: TempoMutex<State>
 
     init(invocation: [String], policy: LateTickPolicy) {
         self.invocation = invocation
         var initial = State(gate: OverlapGate(policy: policy))
         initial.summary.policy = policy
-        state = Mutex(initial)
+        state = TempoMutex(initial)
     }
 
     /// Runs the schedule until `count` ticks have passed (or forever) and the last run ended, or until

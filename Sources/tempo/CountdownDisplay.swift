@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 
 /// Draws a countdown's progress bar; the time left is always read from the continuous clock.
 ///
@@ -10,7 +11,7 @@ final class CountdownDisplay: Sendable {
     let end: TimerInstant
     private let width: Int
     private let interactive: Bool
-    private let finished = Mutex(false)
+    private let finished = TempoMutex(false)
 
     init(total: Duration, width: Int, interactive: Bool) {
         self.total = total

@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 
 extension Duration {
     /// The duration in microseconds, with sub-microsecond precision.
@@ -16,8 +17,8 @@ func formatMicros(_ value: Double) -> String {
 
 /// Min, mean and max of lateness samples, safe to feed from a timer's queue.
 final class LatenessStats: Sendable {
-    private let samples = Mutex<[Double]>([])
-    private let missed = Mutex(0)
+    private let samples = TempoMutex<[Double]>([])
+    private let missed = TempoMutex(0)
 
     func add(_ micros: Double, missed: Int = 0) {
         samples.withLock { $0.append(micros) }

@@ -1,4 +1,5 @@
 import Synchronization
+import TempoLocks
 
 /// One sleep of a ``TempoClock``: a deadline on a scheduler that resumes a continuation exactly once,
 /// when the deadline passes or when the task is cancelled, whichever comes first.
@@ -11,7 +12,7 @@ final class ScheduledSleep: Sendable {
     }
 
     private let scheduler: any TimerScheduler
-    private let state = Mutex<State>(.initial)
+    private let state = TempoMutex<State>(.initial)
 
     init(scheduler: any TimerScheduler) {
         self.scheduler = scheduler

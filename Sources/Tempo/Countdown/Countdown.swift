@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TempoLocks
 
 /// Counts a duration down to zero on a clock that keeps running while the app is suspended, reporting the
 /// time left at a display period: the "resend the code in 59 s" button.
@@ -64,7 +65,7 @@ public final class Countdown: Sendable {
         var timer: TempoTimer?
     }
 
-    let state: Mutex<State>
+    let state: TempoMutex<State>
     let scheduler: any TimerScheduler
     let delivery: TimerDelivery
     let leeway: Duration
@@ -115,7 +116,7 @@ public final class Countdown: Sendable {
         case .privateQueue: self.delivery = .queue(DispatchQueue(label: "tempo.countdown"))
         case .queue, .immediate: self.delivery = delivery
         }
-        state = Mutex(State(remaining: duration))
+        state = TempoMutex(State(remaining: duration))
     }
 
     deinit {

@@ -1,4 +1,5 @@
 import Synchronization
+import TempoLocks
 
 /// Runs an action once calls stop for a delay: search-as-you-type, saving a document after the last edit.
 ///
@@ -28,7 +29,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
         var timerDelay: Duration
     }
 
-    let state: Mutex<State>
+    let state: TempoMutex<State>
     let timer: TempoTimer
     let action: @Sendable (Value) -> Void
     let scheduler: any TimerScheduler
@@ -64,7 +65,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
         }
         self.action = action
         self.scheduler = scheduler
-        state = Mutex(State(delay: delay, timerDelay: delay))
+        state = TempoMutex(State(delay: delay, timerDelay: delay))
         relay.object = self
     }
 

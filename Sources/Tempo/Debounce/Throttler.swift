@@ -1,4 +1,5 @@
 import Synchronization
+import TempoLocks
 
 /// Runs an action at most once per interval however often it is called: scroll handlers, progress reports,
 /// "save at most every 5 s".
@@ -59,7 +60,7 @@ public final class Throttler<Value: Sendable>: Sendable {
         var trailing: Value?
     }
 
-    let state = Mutex(State())
+    let state = TempoMutex(State())
     let timer: TempoTimer
     let action: @Sendable (Value) -> Void
 

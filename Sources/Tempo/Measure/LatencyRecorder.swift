@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TempoLocks
 
 /// Collects the lateness of one measurement's ticks; fed from the backend's thread or queue.
 final class LatencyRecorder: Sendable {
@@ -14,7 +15,7 @@ final class LatencyRecorder: Sendable {
     let start: TimerInstant
     let period: Duration
     let slots: Int
-    private let state: Mutex<State>
+    private let state: TempoMutex<State>
     private let done = DispatchSemaphore(value: 0)
 
     init(start: TimerInstant, period: Duration, slots: Int) {
@@ -23,7 +24,7 @@ final class LatencyRecorder: Sendable {
         self.slots = slots
         var initial = State()
         initial.lateness.reserveCapacity(slots)
-        state = Mutex(initial)
+        state = TempoMutex(initial)
     }
 
     /// The instant slot `slot` (from 1) is due.

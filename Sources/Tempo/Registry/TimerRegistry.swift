@@ -1,4 +1,5 @@
 import Synchronization
+import TempoLocks
 
 /// Timers kept by key, so that a screen, a download or a verification-code countdown can find its timer again.
 ///
@@ -60,7 +61,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     /// registry itself, so no weak reference to it exists; releasing the registry cancels every timer, which
     /// breaks the storage ↔ timer cycle.
     final class Storage: Sendable {
-        let state = Mutex(State())
+        let state = TempoMutex(State())
 
         func isCurrent(_ key: Key, id: UInt64) -> Bool {
             state.withLock { $0.entries[key]?.id == id }

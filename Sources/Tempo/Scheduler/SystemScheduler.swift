@@ -1,5 +1,6 @@
 public import Dispatch
 import Synchronization
+import TempoLocks
 
 /// The scheduler that runs timers on the machine's real clocks.
 ///
@@ -93,7 +94,7 @@ final class ClockDriver: Sendable {
     }
 
     let clock: TimerClock
-    private let state = Mutex(State())
+    private let state = TempoMutex(State())
 
     init(clock: TimerClock) {
         self.clock = clock

@@ -1,4 +1,5 @@
 import Synchronization
+import TempoLocks
 
 /// One timer shared by many subscribers: views or models that each want "every second" subscribe to one
 /// ticker instead of each owning a timer.
@@ -61,7 +62,7 @@ public final class SharedTicker: Sendable {
         var paused = false
     }
 
-    let state = Mutex(State())
+    let state = TempoMutex(State())
     /// Bumped (under the lock) whenever a subscription ends, so a tick under way knows to re-check.
     let removals = Atomic<UInt64>(0)
     let timer: TempoTimer

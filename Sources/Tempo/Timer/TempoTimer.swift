@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TempoLocks
 
 /// A timer that ticks once, a fixed number of times or forever, on a clock of your choice.
 ///
@@ -44,7 +45,7 @@ public final class TempoTimer: Sendable {
     private let scheduler: any TimerScheduler
     private let queue: DispatchQueue?
     private let targetIsAlive: (@Sendable () -> Bool)?
-    private let machine: Mutex<TimerStateMachine>
+    private let machine: TempoMutex<TimerStateMachine>
     /// Ticks claimed from the mailbox whose handlers have not been called yet. ``cancel()`` waits for this
     /// to reach zero, which takes a few instructions (no user code runs in between), so that a run that
     /// was claimed before the cancel has begun before `cancel()` returns.
@@ -120,7 +121,7 @@ public final class TempoTimer: Sendable {
         case .queue(let target): queue = target
         case .immediate: queue = nil
         }
-        machine = Mutex(TimerStateMachine(config: configuration, handler: handler))
+        machine = TempoMutex(TimerStateMachine(config: configuration, handler: handler))
     }
 
     // MARK: State

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TempoLocks
 
 /// A scheduler for very many one-shot timers — one per connection, request or retry — that are mostly
 /// cancelled or pushed back before they fire.
@@ -51,7 +52,7 @@ public final class TimingWheel: Sendable {
         var spare = ContiguousArray<WheelCore.Fired>()
     }
 
-    let state: Mutex<State>
+    let state: TempoMutex<State>
     /// The configuration the wheel was created with.
     public let configuration: Configuration
     let scheduler: any TimerScheduler
@@ -86,7 +87,7 @@ public final class TimingWheel: Sendable {
         origin = scheduler.now(configuration.clock)
         tickNanoseconds = Int64(configuration.tick.attoseconds / 1_000_000_000)
         let core = WheelCore(tickNanoseconds: tickNanoseconds, initialCapacity: configuration.initialCapacity)
-        state = Mutex(State(core: core))
+        state = TempoMutex(State(core: core))
     }
 
     deinit {

@@ -1,11 +1,12 @@
 import Clocks
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 
 /// Collects ticks from a consumer task for assertions.
 final class ClockTickLog<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    private let ticks = Mutex<[ClockTick<Instant>]>([])
+    private let ticks = TempoMutex<[ClockTick<Instant>]>([])
 
     var all: [ClockTick<Instant>] { ticks.withLock { $0 } }
     var indices: [Int] { all.map(\.index) }

@@ -1,11 +1,12 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
 /// A thread-safe count (the handler runs on the timer's queue).
 final class SaveCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = TempoMutex(0)
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
 }
@@ -53,7 +54,7 @@ final class AutoSaver: Sendable {
 
     @Test func readmeExamplePollsEveryFiveSeconds() throws {
         let clock = VirtualClock()
-        let count = Mutex(0)
+        let count = TempoMutex(0)
         let timer = try TempoTimer(every: .seconds(5), scheduler: clock) { _ in count.withLock { $0 += 1 } }
         timer.start()
         clock.advance(by: .milliseconds(4_999))

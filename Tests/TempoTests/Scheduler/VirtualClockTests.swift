@@ -1,10 +1,11 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
 final class EventLog: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = TempoMutex<[String]>([])
     var all: [String] { events.withLock { $0 } }
     func record(_ event: String) { events.withLock { $0.append(event) } }
 }
@@ -40,7 +41,7 @@ final class EventLog: Sendable {
 
     @Test func nowReadsEachDeadlineWhileItsActionRuns() {
         let clock = VirtualClock()
-        let seen = Mutex<[TimerInstant]>([])
+        let seen = TempoMutex<[TimerInstant]>([])
         for ms in [5, 7] {
             _ = clock.schedule(at: TimerInstant(offset: .milliseconds(ms)), leeway: .seconds(1), clock: .monotonic) {
                 seen.withLock { $0.append(clock.now(.monotonic)) }

@@ -1,13 +1,14 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
 @Suite struct TimerDeliveryTests {
     @Test func observersAreCalledInTheOrderAddedAndCanBeRemoved() throws {
         let clock = VirtualClock()
-        let calls = Mutex<[String]>([])
+        let calls = TempoMutex<[String]>([])
         let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in calls.withLock { $0.append("main") } }
         let a = timer.addObserver { _ in calls.withLock { $0.append("a") } }
         timer.addObserver { _ in calls.withLock { $0.append("b") } }
@@ -25,7 +26,7 @@ import Testing
         let key = DispatchSpecificKey<String>()
         let queue = DispatchQueue(label: "custom")
         queue.setSpecific(key: key, value: "custom")
-        let seen = Mutex<[String?]>([])
+        let seen = TempoMutex<[String?]>([])
         let timer = try TempoTimer(every: .seconds(1), delivery: .queue(queue), scheduler: clock) { _ in
             seen.withLock { $0.append(DispatchQueue.getSpecific(key: key)) }
         }
@@ -56,7 +57,7 @@ import Testing
         let key = DispatchSpecificKey<String>()
         let caller = DispatchQueue(label: "caller")
         caller.setSpecific(key: key, value: "caller")
-        let seen = Mutex<[String?]>([])
+        let seen = TempoMutex<[String?]>([])
         let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in
             seen.withLock { $0.append(DispatchQueue.getSpecific(key: key)) }
         }
@@ -96,7 +97,7 @@ import Testing
 
     @Test func stateChangesAndTicksShareOneSerialOrder() throws {
         let clock = VirtualClock()
-        let events = Mutex<[String]>([])
+        let events = TempoMutex<[String]>([])
         let timer = try TempoTimer(every: .seconds(1), repeats: .once, scheduler: clock) { tick in
             events.withLock { $0.append("tick \(tick.index)") }
         }

@@ -1,11 +1,12 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
 final class StateLog: Sendable {
-    private let states = Mutex<[TimerState]>([])
+    private let states = TempoMutex<[TimerState]>([])
     var all: [TimerState] { states.withLock { $0 } }
     func record(_ state: TimerState) { states.withLock { $0.append(state) } }
 }
@@ -175,7 +176,7 @@ final class StateLog: Sendable {
 /// Wraps a `VirtualClock` and records the leeway of every `schedule` call.
 final class RecordingScheduler: TimerScheduler {
     let virtual = VirtualClock()
-    private let recorded = Mutex<[Duration]>([])
+    private let recorded = TempoMutex<[Duration]>([])
     var leeways: [Duration] { recorded.withLock { $0 } }
 
     func now(_ clock: TimerClock) -> TimerInstant { virtual.now(clock) }

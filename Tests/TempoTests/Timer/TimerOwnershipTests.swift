@@ -1,10 +1,11 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
 final class Owner: Sendable {
-    let ticks = Mutex(0)
+    let ticks = TempoMutex(0)
 }
 
 @Suite struct TimerOwnershipTests {

@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -148,7 +149,7 @@ import Testing
 
 /// A late-bound reference so a handler can reach its own timer.
 final class TimerBox: Sendable {
-    private let stored = Mutex<TempoTimer?>(nil)
+    private let stored = TempoMutex<TempoTimer?>(nil)
     var timer: TempoTimer? {
         get { stored.withLock { $0 } }
         set { stored.withLock { $0 = newValue } }

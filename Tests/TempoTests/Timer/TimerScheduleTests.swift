@@ -1,12 +1,13 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
 /// Collects ticks from handlers (which run on other queues) for assertions.
 final class TickLog: Sendable {
-    private let ticks = Mutex<[TimerTick]>([])
+    private let ticks = TempoMutex<[TimerTick]>([])
 
     var all: [TimerTick] { ticks.withLock { $0 } }
     var indices: [Int] { all.map(\.index) }

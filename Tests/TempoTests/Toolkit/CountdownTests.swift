@@ -1,13 +1,14 @@
 import Foundation
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
 /// Records a countdown's callbacks.
 private final class CountdownLog: Sendable {
-    private let ticks = Mutex<[Duration]>([])
-    private let finishes = Mutex(0)
+    private let ticks = TempoMutex<[Duration]>([])
+    private let finishes = TempoMutex(0)
     var remaining: [Duration] { ticks.withLock { $0 } }
     var finishCount: Int { finishes.withLock { $0 } }
     func tick(_ left: Duration) { ticks.withLock { $0.append(left) } }
@@ -295,7 +296,7 @@ private final class ResendButtonModel: Sendable {
 
     @Test func articleExampleResendButton() throws {
         let clock = VirtualClock()
-        let titles = Mutex<[String]>([])
+        let titles = TempoMutex<[String]>([])
         let model = try ResendButtonModel(scheduler: clock) { title in titles.withLock { $0.append(title) } }
         model.codeSent()
         clock.advance(by: .seconds(1))

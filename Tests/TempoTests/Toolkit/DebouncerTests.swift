@@ -1,11 +1,12 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
 /// Collects the values an action ran with.
 final class RunLog<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = TempoMutex<[Value]>([])
     var all: [Value] { values.withLock { $0 } }
     func record(_ value: Value) { values.withLock { $0.append(value) } }
 }
@@ -45,7 +46,7 @@ private final class SearchModel: Sendable {
 
     @Test func aLaterBurstRunsAgain() throws {
         let clock = VirtualClock()
-        let runs = Mutex(0)
+        let runs = TempoMutex(0)
         let debouncer = try Debouncer(delay: .seconds(1), scheduler: clock) { runs.withLock { $0 += 1 } }
         debouncer.call()
         clock.advance(by: .seconds(1))
@@ -101,7 +102,7 @@ private final class SearchModel: Sendable {
     @Test func actionMayCallTheDebouncerAgain() throws {
         let clock = VirtualClock()
         let log = RunLog<Int>()
-        let box = Mutex<Debouncer<Int>?>(nil)
+        let box = TempoMutex<Debouncer<Int>?>(nil)
         let debouncer = try Debouncer<Int>(delay: .seconds(1), scheduler: clock) { value in
             log.record(value)
             if value < 3 { box.withLock { $0 }?.call(value + 1) }
@@ -129,7 +130,7 @@ private final class SearchModel: Sendable {
 
     @Test func articleExampleSearch() throws {
         let clock = VirtualClock()
-        let searches = Mutex<[String]>([])
+        let searches = TempoMutex<[String]>([])
         let model = try SearchModel(scheduler: clock) { query in searches.withLock { $0.append(query) } }
         for text in ["s", "sw", "swi", "swift"] {
             model.textChanged(text)

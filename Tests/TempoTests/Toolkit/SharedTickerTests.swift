@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -8,7 +9,7 @@ private final class TickerOwner: Sendable {}
 
 /// Records which subscriber ran at which ticker tick, in call order.
 private final class CallLog: Sendable {
-    private let calls = Mutex<[String]>([])
+    private let calls = TempoMutex<[String]>([])
     var all: [String] { calls.withLock { $0 } }
     func record(_ name: String, _ tick: TimerTick) { calls.withLock { $0.append("\(name)@\(tick.index)") } }
     func reset() { calls.withLock { $0.removeAll() } }
@@ -88,7 +89,7 @@ private final class ClockLabel: Sendable {
     @Test func ownerSubscriptionEndsWhenTheOwnerDiesWithoutCleanup() throws {
         let clock = VirtualClock()
         let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
-        let calls = Mutex(0)
+        let calls = TempoMutex(0)
         var owner: TickerOwner? = TickerOwner()
         try ticker.subscribe(owner: owner!) { _, _ in calls.withLock { $0 += 1 } }  // token discarded
         clock.advance(by: .seconds(2))
@@ -189,7 +190,7 @@ private final class ClockLabel: Sendable {
         let clock = VirtualClock()
         let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
         let log = CallLog()
-        let added = Mutex<TickerSubscription?>(nil)
+        let added = TempoMutex<TickerSubscription?>(nil)
         let first = try ticker.subscribe { tick in
             log.record("first", tick)
             if tick.index == 1 {
@@ -208,7 +209,7 @@ private final class ClockLabel: Sendable {
         let clock = VirtualClock()
         let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
         let log = CallLog()
-        let victim = Mutex<TickerSubscription?>(nil)
+        let victim = TempoMutex<TickerSubscription?>(nil)
         let killer = try ticker.subscribe { tick in
             log.record("killer", tick)
             victim.withLock { $0?.cancel() }
@@ -224,7 +225,7 @@ private final class ClockLabel: Sendable {
         let clock = VirtualClock()
         let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
         let log = TickLog()
-        let token = Mutex<TickerSubscription?>(nil)
+        let token = TempoMutex<TickerSubscription?>(nil)
         token.withLock {
             $0 = try? ticker.subscribe { tick in
                 log.record(tick)
@@ -247,7 +248,7 @@ private final class ClockLabel: Sendable {
     @Test func manySubscribersLeavingCompactsAndKeepsOrder() throws {
         let clock = VirtualClock()
         let ticker = try SharedTicker(every: .seconds(1), delivery: .immediate, scheduler: clock)
-        let log = Mutex<[Int]>([])
+        let log = TempoMutex<[Int]>([])
         var tokens = try (0..<100).map { i in try ticker.subscribe { _ in log.withLock { $0.append(i) } } }
         for i in stride(from: 0, to: 100, by: 3).reversed() { tokens.remove(at: i) }
         clock.advance(by: .seconds(1))
@@ -280,7 +281,7 @@ private final class ClockLabel: Sendable {
     @Test func articleExampleLabelRendersOncePerSecond() throws {
         let clock = VirtualClock()
         let ticker = try SharedTicker(every: .milliseconds(250), scheduler: clock)
-        let renders = Mutex(0)
+        let renders = TempoMutex(0)
         var label: ClockLabel? = try ClockLabel(ticker: ticker) { renders.withLock { $0 += 1 } }
         clock.advance(by: .milliseconds(999))
         #expect(renders.withLock { $0 } == 0)

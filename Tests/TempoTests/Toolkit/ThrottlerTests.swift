@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -76,7 +77,7 @@ import Testing
 
     @Test func voidThrottlerAndInvalidInterval() throws {
         let clock = VirtualClock()
-        let runs = Mutex(0)
+        let runs = TempoMutex(0)
         let throttler = try Throttler(every: .seconds(1), edge: .leading, scheduler: clock) {
             runs.withLock { $0 += 1 }
         }
@@ -110,7 +111,7 @@ import Testing
 
     @Test func articleExampleRunsAtOnceAndAtTheEnd() throws {
         let clock = VirtualClock()
-        let runs = Mutex<[Int]>([])
+        let runs = TempoMutex<[Int]>([])
         let throttler = try Throttler<Int>(every: .seconds(1), edge: .both, scheduler: clock) { value in
             runs.withLock { $0.append(value) }
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -11,10 +12,10 @@ import Testing
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let queue = DispatchQueue(label: "busy")
-        let fired = Mutex(0)
+        let fired = TempoMutex(0)
         let gate = DispatchSemaphore(value: 0)
-        let sawFinished = Mutex(false)
-        let containedWhileQueued = Mutex<Bool?>(nil)
+        let sawFinished = TempoMutex(false)
+        let containedWhileQueued = TempoMutex<Bool?>(nil)
         try registry.schedule("k", after: .seconds(1), delivery: .queue(queue)) { _ in fired.withLock { $0 += 1 } }
         queue.async { gate.wait() }  // the delivery queue is busy
         DispatchQueue.global().async {
@@ -36,8 +37,8 @@ import Testing
     @Test func burstOfFiniteTicksAllRunWhenHandlersQueryTheirOwnKey() throws {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
-        let runs = Mutex<[Int]>([])
-        let containedInHandler = Mutex<[Bool]>([])
+        let runs = TempoMutex<[Int]>([])
+        let containedInHandler = TempoMutex<[Bool]>([])
         try registry.schedule(
             "k", every: .seconds(1), repeats: .times(3), latePolicy: .burst, delivery: .immediate, clock: .continuous
         ) { tick in
@@ -53,7 +54,7 @@ import Testing
     @Test func skipPolicyThatDropsTheLastSlotLeavesTheRegistryAtOnce() throws {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
-        let runs = Mutex(0)
+        let runs = TempoMutex(0)
         try registry.schedule("k", every: .seconds(1), repeats: .times(2), latePolicy: .skip, clock: .continuous) { _ in
             runs.withLock { $0 += 1 }
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -85,7 +86,7 @@ private final class InboxPoller: Sendable {
         // Both timers are due at the same instant; the old one's handler replaces the key first.
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
-        let log = Mutex<[String]>([])
+        let log = TempoMutex<[String]>([])
         try registry.schedule("a", after: .seconds(1), delivery: .immediate) { _ in
             log.withLock { $0.append("a") }
             _ = try? registry.schedule("b", every: .seconds(5), delivery: .immediate) { _ in
@@ -170,7 +171,7 @@ private final class InboxPoller: Sendable {
     @Test func weakTargetEntryEndsWhenTheTargetDies() throws {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
-        let calls = Mutex(0)
+        let calls = TempoMutex(0)
         var target: Target? = Target()
         try registry.schedule("k", target: target!, configuration: .init(every: .seconds(1))) { _, _ in
             calls.withLock { $0 += 1 }
@@ -289,7 +290,7 @@ private final class InboxPoller: Sendable {
 
     @Test func articleExamplePollsWhileVisible() throws {
         let clock = VirtualClock()
-        let refreshes = Mutex(0)
+        let refreshes = TempoMutex(0)
         let poller = InboxPoller(registry: TimerRegistry(scheduler: clock)) { refreshes.withLock { $0 += 1 } }
         try poller.screenAppeared()
         try poller.screenAppeared()

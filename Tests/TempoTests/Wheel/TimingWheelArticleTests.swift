@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -13,7 +14,7 @@ final class IdleTimeouts: Sendable {
 
     /// Receives the timeouts: forgets the connection's handle and reports the connection.
     private final class Reaper: TimingWheelHandler {
-        let handles = Mutex<[UInt64: TimingWheel.Handle]>([:])
+        let handles = TempoMutex<[UInt64: TimingWheel.Handle]>([:])
         let onIdle: @Sendable (UInt64) -> Void
 
         init(onIdle: @escaping @Sendable (UInt64) -> Void) {
@@ -59,7 +60,7 @@ final class IdleTimeouts: Sendable {
 @Suite struct TimingWheelArticleTests {
     @Test func silentConnectionsCloseAfterThirtySecondsAndReadsKeepThemOpen() throws {
         let clock = VirtualClock()
-        let closed = Mutex<[UInt64]>([])
+        let closed = TempoMutex<[UInt64]>([])
         let timeouts = try IdleTimeouts(idle: .seconds(30), scheduler: clock) { id in
             closed.withLock { $0.append(id) }
         }
@@ -77,7 +78,7 @@ final class IdleTimeouts: Sendable {
 
     @Test func aClosedConnectionNeverTimesOut() throws {
         let clock = VirtualClock()
-        let closed = Mutex<[UInt64]>([])
+        let closed = TempoMutex<[UInt64]>([])
         let timeouts = try IdleTimeouts(idle: .seconds(30), scheduler: clock) { id in
             closed.withLock { $0.append(id) }
         }

@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
     /// Records what fired, with the virtual instant, and checks it never fires before its deadline.
     final class Recorder: TimingWheelHandler {
         let clock: VirtualClock
-        let fired = Mutex<[(value: UInt64, at: TimerInstant)]>([])
+        let fired = TempoMutex<[(value: UInt64, at: TimerInstant)]>([])
         init(clock: VirtualClock) { self.clock = clock }
         func timerFired(value: UInt64) {
             let now = clock.now(.monotonic)

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -69,7 +70,7 @@ import Darwin
         let wheel = try TimingWheel(configuration: .immediate, scheduler: clock, handler: log)
         let threads = 4
         let perThread = 2_000
-        let handles = Mutex<[TimingWheel.Handle]>([])
+        let handles = TempoMutex<[TimingWheel.Handle]>([])
         let group = DispatchGroup()
         for thread in 0..<threads {
             WheelThreads.detach(group: group) {

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Darwin
 
 /// Records the values a ``TimingWheel`` hands its handler, with the virtual instant of each.
 final class ValueLog: TimingWheelHandler {
-    private let entries = Mutex<[(value: UInt64, at: TimerInstant)]>([])
+    private let entries = TempoMutex<[(value: UInt64, at: TimerInstant)]>([])
     private let clock: (any TimerScheduler)?
 
     init(clock: (any TimerScheduler)? = nil) {
@@ -35,7 +36,7 @@ final class ValueLog: TimingWheelHandler {
 /// A `VirtualClock` that counts the calls a scheduler client makes and the actions it runs.
 final class CountingScheduler: TimerScheduler {
     let clock: VirtualClock
-    private let counters = Mutex((schedules: 0, cancels: 0, executes: 0, runs: 0))
+    private let counters = TempoMutex((schedules: 0, cancels: 0, executes: 0, runs: 0))
 
     init(clock: VirtualClock = VirtualClock()) {
         self.clock = clock

@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -42,7 +43,7 @@ struct LeakScenario: CustomTestStringConvertible, Sendable {
 
 /// Records what a test made, to hand back as weak references.
 final class LeakTracker: Sendable {
-    private let tracked = Mutex<[WeakReference]>([])
+    private let tracked = TempoMutex<[WeakReference]>([])
 
     var references: [WeakReference] { tracked.withLock { $0 } }
 
@@ -56,7 +57,7 @@ final class LeakTracker: Sendable {
     /// A fresh captured object, tracked.
     func canary(_ name: String) -> Canary { track(name, Canary()) }
 
-    private let cleanups = Mutex<[@Sendable () -> Void]>([])
+    private let cleanups = TempoMutex<[@Sendable () -> Void]>([])
 
     /// Work to run after the check, for example cancelling a timer the scenario deliberately left running (a
     /// running timer and its `VirtualClock` keep each other alive until it is cancelled).

@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -49,8 +50,8 @@ import Testing
         var random = SeededGenerator(seed: seed)
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
-        let runs = Mutex<[Int: Int]>([:])
-        let problems = Mutex<[String]>([])
+        let runs = TempoMutex<[Int: Int]>([:])
+        let problems = TempoMutex<[String]>([])
         var planned: [Int: Planned] = [:]
         var current: [String: Int] = [:]
         var log: [String] = []

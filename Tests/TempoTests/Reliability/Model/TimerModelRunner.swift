@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 
 /// Runs one operation sequence against a real `TempoTimer` on a `VirtualClock` and against ``TimerModel``,
@@ -140,7 +141,7 @@ enum TimerModelRunner {
 
 /// Collects what handlers observed (they may run on another thread).
 final class ModelEventLog: Sendable {
-    private let events = Mutex<[TimerModel.Event]>([])
+    private let events = TempoMutex<[TimerModel.Event]>([])
 
     func record(_ event: TimerModel.Event) {
         events.withLock { $0.append(event) }

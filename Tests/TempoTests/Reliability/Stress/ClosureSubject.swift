@@ -1,5 +1,6 @@
 import Synchronization
 import Tempo
+import TempoLocks
 
 /// A stress subject assembled from closures, so that adding a type to the stress suite is one factory function:
 /// its operations, its probes, the objects to track and how to finish.
@@ -35,7 +36,8 @@ final class ClosureSubject: StressSubject {
 
 /// What a subject's operations record: probes, problems and objects that must be released.
 final class SubjectRecorder: Sendable {
-    private let state = Mutex<(probes: [HandlerProbe], violations: [String], tracked: [WeakReference])>(([], [], []))
+    private let state = TempoMutex<(probes: [HandlerProbe], violations: [String], tracked: [WeakReference])>(
+        ([], [], []))
 
     var probes: [HandlerProbe] { state.withLock { $0.probes } }
     var violations: [String] { state.withLock { $0.violations } }
@@ -73,8 +75,8 @@ final class SubjectRecorder: Sendable {
 
 /// A value shared by the operations of one subject, under a lock.
 final class Shared<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
+    private let value: TempoMutex<Value>
+    init(_ value: Value) { self.value = TempoMutex(value) }
 
     func update<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
         value.withLock { value in body(&value) }

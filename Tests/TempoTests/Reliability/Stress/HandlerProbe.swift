@@ -1,4 +1,5 @@
 import Synchronization
+import TempoLocks
 
 /// Watches one object's handler runs under stress and records every broken promise.
 ///
@@ -26,7 +27,7 @@ final class HandlerProbe: Sendable {
     private let lateCount = Atomic<Int>(0)
     private let afterCancelCount = Atomic<Int>(0)
     private let runCount = Atomic<Int>(0)
-    private let problems = Mutex<[String]>([])
+    private let problems = TempoMutex<[String]>([])
 
     private let checksOverlap: Bool
 

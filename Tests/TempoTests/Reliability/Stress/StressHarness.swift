@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +35,7 @@ protocol StressSubject: AnyObject, Sendable {
 /// A named weak reference, to check that something was released.
 final class WeakReference: Sendable {
     let name: String
-    private let reference: Mutex<Weak>
+    private let reference: TempoMutex<Weak>
 
     // @unchecked: safe because the wrapper is only read and written under the Mutex, and reading a weak reference
     // is thread-safe.
@@ -44,7 +45,7 @@ final class WeakReference: Sendable {
 
     init(_ name: String, _ object: AnyObject) {
         self.name = name
-        reference = Mutex(Weak(object: object))
+        reference = TempoMutex(Weak(object: object))
     }
 
     var isAlive: Bool { object != nil }

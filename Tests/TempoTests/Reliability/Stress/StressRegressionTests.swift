@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import TempoTesting
 import Testing
 
@@ -30,7 +31,7 @@ import Testing
 /// A `VirtualClock` whose deliveries wait until the test runs them, to interleave calls with a pending drain.
 final class DeferredDeliveryScheduler: TimerScheduler {
     let virtual = VirtualClock()
-    private let deferred = Mutex<[@Sendable () -> Void]>([])
+    private let deferred = TempoMutex<[@Sendable () -> Void]>([])
 
     func now(_ clock: TimerClock) -> TimerInstant { virtual.now(clock) }
 

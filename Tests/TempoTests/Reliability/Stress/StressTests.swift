@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 import Testing
 
 /// Many real threads against shared instances on the real `SystemScheduler`. `.ci/run` runs this suite
@@ -44,9 +45,9 @@ import Testing
 
     @Test func oneShotsStartedFromEightThreadsFireExactlyOnceEach() {
         let perThread = 100
-        let fired = Mutex<[Int: Int]>([:])
+        let fired = TempoMutex<[Int: Int]>([:])
         let early = Atomic<Int>(0)
-        let released = Mutex<[WeakReference]>([])
+        let released = TempoMutex<[WeakReference]>([])
         let deliveries: [TimerDelivery] = [.privateQueue, .immediate, .queue(.global())]
         RealThreads.run(count: Self.threads) { thread in
             var random = SeededGenerator(seed: UInt64(thread) &+ 17)
@@ -83,9 +84,9 @@ import Testing
         let registry = TimerRegistry<String>()
         let schedulers = 4
         let perThread = 250
-        let fired = Mutex<[Int: Int]>([:])
+        let fired = TempoMutex<[Int: Int]>([:])
         let done = Atomic<Bool>(false)
-        let failures = Mutex<[String]>([])
+        let failures = TempoMutex<[String]>([])
         RealThreads.run(count: schedulers + 2) { thread in
             if thread >= schedulers {
                 // Two threads query the registry until the one-shots are all in.

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Tempo
+import TempoLocks
 
 /// A shared `TempoTimer` on the real `SystemScheduler`, hammered by every public operation from many threads.
 ///
@@ -25,7 +26,7 @@ final class TimerStressSubject: StressSubject {
         let timer: TempoTimer
         let probe: HandlerProbe
         let target: Canary?
-        let tokens = Mutex<[TimerObservation]>([])
+        let tokens = TempoMutex<[TimerObservation]>([])
 
         init(timer: TempoTimer, probe: HandlerProbe, target: Canary?) {
             self.timer = timer
@@ -37,10 +38,10 @@ final class TimerStressSubject: StressSubject {
     private static let sharedQueue = DispatchQueue(label: "tempo.tests.stress.shared")
 
     let spec: Spec
-    private let current = Mutex<Slot?>(nil)
-    private let created = Mutex<[(timer: WeakReference, probe: HandlerProbe)]>([])
-    private let trackedObjects = Mutex<[WeakReference]>([])
-    private let problems = Mutex<[String]>([])
+    private let current = TempoMutex<Slot?>(nil)
+    private let created = TempoMutex<[(timer: WeakReference, probe: HandlerProbe)]>([])
+    private let trackedObjects = TempoMutex<[WeakReference]>([])
+    private let problems = TempoMutex<[String]>([])
 
     var name: String { spec.name }
 
@@ -310,7 +311,7 @@ final class TimerStressSubject: StressSubject {
 
 /// A weak, late-bound reference from a handler to its own timer (a strong one would be a retain cycle).
 final class WeakTimerBox: Sendable {
-    private let reference = Mutex<WeakTimer>(WeakTimer())
+    private let reference = TempoMutex<WeakTimer>(WeakTimer())
 
     // @unchecked: safe because it is only read and written under the Mutex.
     private struct WeakTimer: @unchecked Sendable {
