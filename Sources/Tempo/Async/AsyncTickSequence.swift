@@ -119,12 +119,17 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
                 let now = clock.now
                 switch schedule.decide(elapsed: origin.duration(to: now)) {
                 case .deliver(let slot, let missed):
-                    let due = origin.advanced(by: schedule.offset(of: slot))
+                    // A delivered slot is due at or before `now`, so its offset is representable.
+                    let due = origin.advanced(by: schedule.offset(of: slot) ?? origin.duration(to: now))
                     return Element(
                         index: slot + 1, due: due, lateness: Swift.max(.zero, due.duration(to: now)), missed: missed)
                 case .wait(let slot):
+                    guard let offset = schedule.offset(of: slot) else {
+                        ended = true  // never due: see TickGrid
+                        return nil
+                    }
                     do {
-                        try await clock.sleep(until: origin.advanced(by: schedule.offset(of: slot)), tolerance: leeway)
+                        try await clock.sleep(until: origin.advanced(by: offset), tolerance: leeway)
                     } catch {
                         // Clocks throw for cancellation (and a test clock when it is torn down): either ends the loop.
                         ended = true

@@ -1,63 +1,43 @@
-/// The anchored grid of an ``AsyncTickSequence`` and its late-tick bookkeeping, as a value type.
+/// The anchored grid of an ``AsyncTickSequence``, on elapsed time since slot 0 was due.
 ///
-/// Time enters only as the elapsed time since slot 0 was due, so the same rules serve every clock. Slot
-/// `k` (0-based) is due `k · interval` after slot 0; the rules for late slots are those of
-/// ``TempoTimer`` (see `TimerStateMachine.deadlineReached`), applied when the consumer asks for a tick.
+/// Time enters only as the elapsed time since slot 0 was due, so the same rules serve every `Clock`: the
+/// slots and late-tick policies are those of ``TickGrid`` (the one implementation, shared with
+/// ``TempoTimer``), on a grid whose slot 0 is due at elapsed zero.
 struct TickSchedule: Sendable {
     /// What the iterator does next.
     enum Decision: Equatable {
         /// Hand slot `slot` to the consumer, reporting `missed` folded or dropped slots.
         case deliver(slot: Int, missed: Int)
-        /// Sleep until slot `slot` is due, then decide again.
+        /// Sleep until slot `slot` is due (at ``offset(of:)``), then decide again.
         case wait(slot: Int)
-        /// Every slot of a finite sequence was used.
+        /// Every slot of a finite sequence was used (or the next slot can never be due).
         case finished
     }
 
-    let interval: Duration
-    /// The number of slots, or `nil` for a sequence that never ends.
-    let total: Int?
-    let policy: LateTickPolicy
-    /// The next slot not yet delivered, folded or dropped.
-    private(set) var nextSlot = 0
-    /// Slots dropped by ``LateTickPolicy/skip`` since the last delivery.
-    private var dropped = 0
+    private var grid: TickGrid
 
     init(interval: Duration, total: Int?, policy: LateTickPolicy) {
-        self.interval = interval
-        self.total = total
-        self.policy = policy
+        grid = TickGrid(first: .zero, interval: interval, count: total, policy: policy)
     }
 
-    /// The offset of `slot` from slot 0.
-    func offset(of slot: Int) -> Duration {
-        interval * slot
+    /// The period between slots.
+    var interval: Duration { grid.interval }
+
+    /// The offset of `slot` from slot 0, or `nil` when it cannot be represented.
+    func offset(of slot: Int) -> Duration? {
+        grid.due(slot)?.offset
     }
 
     /// Decides what to do when the consumer asks for a tick `elapsed` after slot 0 was due (negative
-    /// before it).
+    /// before it). Burst slots are handed out one per call.
     mutating func decide(elapsed: Duration) -> Decision {
-        if let total, nextSlot >= total { return .finished }
-        let first = nextSlot
-        guard elapsed >= offset(of: first) else { return .wait(slot: first) }
-        var last = Int(clamping: elapsed.wholeMultiples(of: interval))
-        if let total { last = min(last, total - 1) }
-        switch policy {
-        case .burst:
-            nextSlot = first + 1
-            return .deliver(slot: first, missed: 0)
-        case .coalesce:
-            nextSlot = last + 1
-            return .deliver(slot: last, missed: last - first)
-        case .skip:
-            guard last > first else {
-                defer { dropped = 0 }
-                nextSlot = first + 1
-                return .deliver(slot: first, missed: dropped)
+        while true {
+            switch grid.claim(at: TimerInstant(offset: elapsed), oneSlot: true) {
+            case .notDue: return .wait(slot: grid.nextSlot)
+            case .deliver(let slot, _, let missed): return .deliver(slot: slot, missed: missed)
+            case .dropped: continue
+            case .finished: return .finished
             }
-            dropped += last - first + 1
-            nextSlot = last + 1
-            return decide(elapsed: elapsed)
         }
     }
 }

@@ -84,8 +84,12 @@ extension Countdown {
     ///   - scheduler: The scheduler.
     ///   - onTick: Called with the remaining time at each display boundary.
     ///   - onFinish: Called once when the time is up.
+    /// The remaining time may exceed the duration (``Countdown/add(_:)`` grows it), so it is checked against
+    /// ``TempoError/maximumDuration``, not against `duration`.
+    ///
     /// - Throws: ``TempoError`` when the snapshot's duration or period is invalid, its remaining time is
-    ///   negative, or a running snapshot has no deadline.
+    ///   negative or above ``TempoError/maximumDuration``, or a running snapshot has no deadline or one more than
+    ///   ``TempoError/maximumDuration`` in the future.
     public convenience init(
         restoring snapshot: Snapshot,
         leeway: Duration = .zero,
@@ -105,11 +109,12 @@ extension Countdown {
             onTick: onTick,
             onFinish: onFinish
         )
-        guard snapshot.remaining >= .zero else {
+        guard snapshot.remaining >= .zero, snapshot.remaining <= TempoError.maximumDuration else {
             throw TempoError(
                 .invalidArgument,
-                value: "\(snapshot.remaining)",
-                message: "a snapshot's remaining time must not be negative, got \(snapshot.remaining)"
+                value: snapshot.remaining.exactDescription,
+                message:
+                    "a snapshot's remaining time must be between 0 and \(TempoError.maximumDuration.exactDescription), got \(snapshot.remaining.exactDescription)"
             )
         }
         let now = scheduler.now(clock)
@@ -123,9 +128,21 @@ extension Countdown {
                     message: "a running countdown's snapshot needs a wall-clock deadline"
                 )
             }
+            let left = wallNow.saturatingDuration(to: wallDeadline)
+            guard left <= TempoError.maximumDuration else {
+                throw TempoError(
+                    .invalidInstant,
+                    value: "\(wallDeadline)",
+                    message: """
+                        a running countdown's wall-clock deadline \(wallDeadline) is more than \
+                        \(TempoError.maximumDuration) after now (\(wallNow))
+                        """
+                )
+            }
             state.withLock { state in
                 state.phase = .running
-                state.deadline = now + (wallDeadline - wallNow)
+                // A deadline in the past finishes at the first chance (how far past does not matter).
+                state.deadline = now + max(.zero, left)
                 arm(&state, now: now)
             }
         case .idle, .paused, .cancelled, .finished:

@@ -5,26 +5,22 @@ extension Countdown {
     /// no user code.
     func arm(_ state: inout State, now: TimerInstant) {
         disarm(&state)?.cancel()
-        let left = state.deadline - now
-        let first: TimerInstant
-        if left <= .zero {
-            first = now
-        } else {
-            // The last boundary `deadline - m · period` after now: m = ceil(left / period) - 1.
-            let whole = left.wholeMultiples(of: period)
-            let m = period * Int(clamping: whole) == left ? whole - 1 : whole
-            first = state.deadline - period * Int(clamping: m)
-        }
+        // The display boundaries are the grid `deadline - m · period`; the timer starts at the first one after
+        // now (or at once when the deadline has passed). `add(_:)` and restoring keep the time left within
+        // `TempoError.maximumDuration`, so the delay is a valid first-tick delay.
+        let boundaries = TickGrid(first: state.deadline, interval: period, count: nil, policy: .coalesce)
+        let first = state.deadline <= now ? now : boundaries.firstSlot(after: now)?.due ?? now
+        let delay = min(max(.zero, now.saturatingDuration(to: first)), TempoError.maximumDuration)
         let generation = state.generation
         let configuration = TempoTimer.Configuration(
             every: period,
-            first: .at(first),
+            first: .after(delay),
             leeway: leeway,
             latePolicy: .coalesce,
             delivery: delivery,
             clock: clock
         )
-        // The configuration was validated in init; the first tick is an instant, which is never rejected.
+        // The period and leeway were validated in init, and the delay is within bounds.
         guard
             let timer = try? TempoTimer(
                 configuration: configuration, scheduler: scheduler,
@@ -52,8 +48,10 @@ extension Countdown {
     private func boundaryReached(generation: UInt64) {
         let step = state.withLock { state -> Step in
             guard state.generation == generation, state.phase == .running else { return .stale }
-            let left = state.deadline - scheduler.now(clock)
-            guard left <= .zero else { return .tick(left) }
+            let left = scheduler.now(clock).saturatingDuration(to: state.deadline)
+            // Show the boundary the tick stands for (a whole number of periods), not the few microseconds less
+            // that a real clock reads by the time the handler runs, which truncation would turn into one less.
+            guard left <= .zero else { return .tick(period * Int(clamping: Self.periodsRoundedUp(left, period))) }
             state.phase = .finished
             state.remaining = .zero
             return .finish(disarm(&state))
@@ -67,5 +65,11 @@ extension Countdown {
         case .stale:
             break
         }
+    }
+
+    /// `ceil(left / period)` for a positive `left`.
+    static func periodsRoundedUp(_ left: Duration, _ period: Duration) -> Int128 {
+        let (quotient, remainder) = left.attoseconds.quotientAndRemainder(dividingBy: period.attoseconds)
+        return remainder > 0 ? quotient + 1 : quotient
     }
 }

@@ -196,22 +196,37 @@ public final class Countdown: Sendable {
     /// Adds time: a running countdown's deadline moves later (its ticks re-align to the new deadline), a
     /// paused or idle one's remaining time grows. A finished or cancelled countdown is unchanged.
     ///
+    /// The time left may grow beyond ``duration`` this way, but never beyond ``TempoError/maximumDuration``.
+    ///
     /// - Parameter extra: The time to add; must be positive.
     /// - Returns: Whether the time was added.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` when `extra` is not positive.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` when `extra` is not positive, or when the
+    ///   time left would exceed ``TempoError/maximumDuration`` (the countdown is then unchanged).
     @discardableResult
     public func add(_ extra: Duration) throws(TempoError) -> Bool {
         try TempoError.validateInterval(extra, name: "extra time")
         let now = scheduler.now(clock)
-        return state.withLock { state in
+        return try state.withLock { state throws(TempoError) in
+            let left: Duration
+            switch state.phase {
+            case .running: left = max(.zero, now.saturatingDuration(to: state.deadline))
+            case .idle, .paused: left = state.remaining
+            case .finished, .cancelled: return false
+            }
+            guard extra <= TempoError.maximumDuration - left else {
+                throw TempoError(
+                    .invalidInterval,
+                    value: extra.exactDescription,
+                    message:
+                        "adding \(extra.exactDescription) to the \(left.exactDescription) left would exceed the maximum of \(TempoError.maximumDuration.exactDescription)"
+                )
+            }
             switch state.phase {
             case .running:
-                state.deadline = state.deadline + extra
+                state.deadline = now + (left + extra)
                 arm(&state, now: now)
-            case .idle, .paused:
-                state.remaining += extra
-            case .finished, .cancelled:
-                return false
+            default:
+                state.remaining = left + extra
             }
             return true
         }

@@ -81,13 +81,15 @@ extension TempoError {
     {
         guard interval > .zero else {
             throw TempoError(
-                .invalidInterval, value: "\(interval)", message: "\(name) must be positive, got \(interval)")
+                .invalidInterval, value: interval.exactDescription,
+                message: "\(name) must be positive, got \(interval.exactDescription)")
         }
         guard interval <= maximumDuration else {
             throw TempoError(
                 .invalidInterval,
-                value: "\(interval)",
-                message: "\(name) \(interval) exceeds the maximum of \(maximumDuration)"
+                value: interval.exactDescription,
+                message:
+                    "\(name) \(interval.exactDescription) exceeds the maximum of \(maximumDuration.exactDescription)"
             )
         }
         return interval
@@ -103,8 +105,9 @@ extension TempoError {
         guard leeway >= .zero, leeway <= maximumDuration else {
             throw TempoError(
                 .invalidLeeway,
-                value: "\(leeway)",
-                message: "leeway must be between 0 and \(maximumDuration), got \(leeway)"
+                value: leeway.exactDescription,
+                message:
+                    "leeway must be between 0 and \(maximumDuration.exactDescription), got \(leeway.exactDescription)"
             )
         }
         return leeway
@@ -144,5 +147,32 @@ extension TempoError {
             )
         }
         return try validateInterval(duration, name: name)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds with every digit down to the attosecond, for error messages: two durations that
+    /// differ print differently (`9223372036.854775808 seconds` is not `9223372036.854775807 seconds`).
+    package var exactDescription: String {
+        let negative = attoseconds < 0
+        let magnitude = attoseconds.magnitude
+        let (seconds, fraction) = magnitude.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
+        var text = negative ? "-\(seconds)" : "\(seconds)"
+        if fraction > 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: 18 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text + " seconds"
+    }
+}
+
+extension TempoError {
+    /// `text` for an error's value or message, cut to its first 64 characters (with its length) when longer, so
+    /// that a rejected megabyte of input is not copied into the error.
+    package static func capped(_ text: some StringProtocol) -> String {
+        guard text.count > 64 else { return String(text) }
+        return "\(text.prefix(64))… (\(text.count) characters)"
     }
 }

@@ -14,7 +14,8 @@ public enum DurationParser: Sendable {
     ///   ``TempoError/maximumDuration``.
     public static func parse(_ text: String) throws(TempoError) -> Duration {
         func fail(_ why: String) -> TempoError {
-            TempoError(.invalidInterval, value: text, message: "'\(text)' is not a duration: \(why)")
+            let shown = TempoError.capped(text)
+            return TempoError(.invalidInterval, value: shown, message: "'\(shown)' is not a duration: \(why)")
         }
         let scalars = Array(text.unicodeScalars)
         guard !scalars.isEmpty else { throw fail("it is empty") }

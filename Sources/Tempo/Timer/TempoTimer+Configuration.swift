@@ -50,8 +50,8 @@ extension TempoTimer {
             guard interval >= .nanoseconds(1) else {
                 throw TempoError(
                     .invalidInterval,
-                    value: "\(interval)",
-                    message: "interval must be at least 1 nanosecond, got \(interval)"
+                    value: interval.exactDescription,
+                    message: "interval must be at least 1 nanosecond, got \(interval.exactDescription)"
                 )
             }
             if case .times(let n) = repeats, n < 1 {
@@ -61,8 +61,9 @@ extension TempoTimer {
             if case .after(let delay) = firstTick, delay < .zero || delay > TempoError.maximumDuration {
                 throw TempoError(
                     .invalidInterval,
-                    value: "\(delay)",
-                    message: "first-tick delay must be between 0 and \(TempoError.maximumDuration), got \(delay)"
+                    value: delay.exactDescription,
+                    message:
+                        "first-tick delay must be between 0 and \(TempoError.maximumDuration.exactDescription), got \(delay.exactDescription)"
                 )
             }
             let instantLimit = TempoError.maximumDuration / 2

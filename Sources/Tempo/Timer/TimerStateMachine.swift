@@ -34,12 +34,9 @@ struct TimerStateMachine {
     private(set) var phase: TimerState = .idle
     private(set) var fireCount = 0
 
-    /// Due instant of slot 0 (the first tick) of the current schedule.
-    private var origin = TimerInstant.zero
-    /// The next slot (0-based) not yet handed to delivery.
-    private(set) var nextSlot = 0
+    /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy.
+    private var grid: TickGrid
     private var pausedRemaining = Duration.zero
-    private var droppedSinceDelivery = 0
 
     private var armGeneration: UInt64 = 0
     private var armed: ScheduledAction?
@@ -67,6 +64,7 @@ struct TimerStateMachine {
 
     init(config: TempoTimer.Configuration, handler: Handler?) {
         self.config = config
+        self.grid = Self.grid(config, first: .zero)
         if let handler {
             handlers.append(handler)
             handlerIDs.append(0)
@@ -76,8 +74,11 @@ struct TimerStateMachine {
     // MARK: Queries
 
     var remainingCount: Int? {
-        config.repeats.total.map { $0 - nextSlot }
+        config.repeats.total.map { _ in grid.remainingSlots }
     }
+
+    /// The next slot (0-based) not yet handed to delivery, folded in or dropped.
+    var nextSlot: Int { grid.nextSlot }
 
     var pendingDeliveries: Int { mailbox.count - mailboxHead }
 
@@ -93,14 +94,14 @@ struct TimerStateMachine {
         }
     }
 
-    private func due(_ slot: Int) -> TimerInstant {
-        origin + config.interval * slot
+    private static func grid(_ config: TempoTimer.Configuration, first: TimerInstant) -> TickGrid {
+        TickGrid(first: first, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
     }
 
     /// The time left until the next tick: live while running, frozen while paused, `nil` otherwise.
     func timeUntilNextTick(now: TimerInstant) -> Duration? {
         switch phase {
-        case .running: max(.zero, due(nextSlot) - now)
+        case .running: grid.timeUntilNextSlot(from: now)
         case .paused: pausedRemaining
         case .idle, .finished, .cancelled: nil
         }
@@ -115,24 +116,22 @@ struct TimerStateMachine {
         case .paused:
             return resume(now: now)
         case .idle, .finished, .cancelled:
-            nextSlot = 0
             fireCount = 0
-            droppedSinceDelivery = 0
             previousRunTicks = queuedScheduledTicks
             if case .at(let instant) = config.firstTick {
-                origin = instant
+                grid = Self.grid(config, first: instant)
             } else {
-                origin = now + config.firstDelay
+                grid = Self.grid(config, first: now + config.firstDelay)
             }
             var effects = setPhase(.running)
-            effects.arm = nextArm(at: origin)
+            effects.arm = nextArm()
             return effects
         }
     }
 
     mutating func pause(now: TimerInstant) -> Effects {
         guard phase == .running else { return Effects() }
-        pausedRemaining = max(.zero, due(nextSlot) - now)
+        pausedRemaining = grid.timeUntilNextSlot(from: now) ?? .zero
         var effects = setPhase(.paused)
         effects.disarm = disarm()
         return effects
@@ -140,9 +139,9 @@ struct TimerStateMachine {
 
     mutating func resume(now: TimerInstant) -> Effects {
         guard phase == .paused else { return Effects() }
-        origin = now + pausedRemaining - config.interval * nextSlot
+        grid.moveNextSlot(to: now + pausedRemaining)
         var effects = setPhase(.running)
-        effects.arm = nextArm(at: due(nextSlot))
+        effects.arm = nextArm()
         return effects
     }
 
@@ -150,19 +149,17 @@ struct TimerStateMachine {
         if let interval { config.interval = interval }
         epoch &+= 1
         previousRunTicks = 0
-        nextSlot = 0
         fireCount = 0
-        droppedSinceDelivery = 0
+        grid = Self.grid(config, first: now + config.firstDelay)
         var effects = Effects()
         effects.disarm = disarm()
         if phase == .paused {
             pausedRemaining = config.firstDelay
             return effects
         }
-        origin = now + config.firstDelay
         let changed = setPhase(.running)
         effects.scheduleDrain = changed.scheduleDrain
-        effects.arm = nextArm(at: origin)
+        effects.arm = nextArm()
         return effects
     }
 
@@ -178,7 +175,8 @@ struct TimerStateMachine {
 
     mutating func fire(now: TimerInstant) -> (fired: Bool, effects: Effects) {
         guard phase != .cancelled else { return (false, Effects()) }
-        return (true, enqueue(.manual(index: nextSlot + 1, requested: now, cancelEpoch: cancelEpoch)))
+        let index = nextSlot < .max ? nextSlot + 1 : .max
+        return (true, enqueue(.manual(index: index, requested: now, cancelEpoch: cancelEpoch)))
     }
 
     mutating func setLeeway(_ leeway: Duration) -> Effects {
@@ -186,7 +184,7 @@ struct TimerStateMachine {
         guard phase == .running, armed != nil else { return Effects() }
         var effects = Effects()
         effects.disarm = disarm()
-        effects.arm = nextArm(at: due(nextSlot))
+        effects.arm = nextArm()
         return effects
     }
 
@@ -206,40 +204,24 @@ struct TimerStateMachine {
         // This arm is used up: a handle for it that is recorded late (the action can run before
         // `schedule` returns) must not be mistaken for a live one.
         armGeneration &+= 1
-        let first = nextSlot
-        guard due(first) <= now else {
-            // The scheduler never runs early; this only guards against a clock that disagrees with it.
-            var effects = Effects()
-            effects.arm = nextArm(at: due(first))
-            return effects
-        }
-        let elapsed = (now - origin).wholeMultiples(of: config.interval)
-        var last = Int(clamping: elapsed)
-        if let total = config.repeats.total {
-            last = min(last, total - 1)
-        }
         var effects = Effects()
-        switch config.latePolicy {
-        case .burst:
-            effects = enqueue(tickDelivery(first: first, last: last, missed: 0))
-        case .coalesce:
-            effects = enqueue(tickDelivery(first: last, last: last, missed: last - first))
-        case .skip:
-            if last > first {
-                droppedSinceDelivery += last - first + 1
-            } else {
-                effects = enqueue(tickDelivery(first: first, last: first, missed: droppedSinceDelivery))
-                droppedSinceDelivery = 0
-            }
+        switch grid.claim(at: now) {
+        case .notDue:
+            // The scheduler never runs early; this only guards against a clock that disagrees with it.
+            effects.arm = nextArm()
+            return effects
+        case .deliver(let first, let last, let missed):
+            effects = enqueue(tickDelivery(first: first, last: last, missed: missed, now: now))
+        case .dropped, .finished:
+            break
         }
-        nextSlot = last + 1
-        if let total = config.repeats.total, nextSlot >= total {
+        if grid.isFinished {
             let finished = setPhase(.finished)
             effects.scheduleDrain = effects.scheduleDrain || finished.scheduleDrain
         } else if pendingScheduledTicks {
             armAfterDelivery = true
         } else {
-            effects.arm = nextArm(at: due(nextSlot))
+            effects.arm = nextArm()
         }
         return effects
     }
@@ -268,7 +250,7 @@ struct TimerStateMachine {
         guard armAfterDelivery, phase == .running, !pendingScheduledTicks else { return Effects() }
         armAfterDelivery = false
         var effects = Effects()
-        effects.arm = nextArm(at: due(nextSlot))
+        effects.arm = nextArm()
         return effects
     }
 
@@ -349,8 +331,11 @@ struct TimerStateMachine {
 
     // MARK: Helpers
 
-    private func tickDelivery(first: Int, last: Int, missed: Int) -> Delivery {
-        .ticks(first: first, last: last, firstDue: due(first), interval: config.interval, missed: missed, epoch: epoch)
+    private func tickDelivery(first: Int, last: Int, missed: Int, now: TimerInstant) -> Delivery {
+        // A claimed slot is due at or before `now`, so its instant is representable.
+        let firstDue = grid.due(first) ?? now
+        return .ticks(
+            first: first, last: last, firstDue: firstDue, interval: config.interval, missed: missed, epoch: epoch)
     }
 
     private mutating func enqueue(_ delivery: Delivery) -> Effects {
@@ -378,10 +363,12 @@ struct TimerStateMachine {
         return enqueue(.state(newPhase))
     }
 
-    private mutating func nextArm(at deadline: TimerInstant) -> (TimerInstant, Duration, UInt64) {
+    /// An arm request for the grid's next slot, or `nil` when the grid can never be due again (its next slot's
+    /// instant is not representable).
+    private mutating func nextArm() -> (deadline: TimerInstant, leeway: Duration, generation: UInt64)? {
         armAfterDelivery = false
         armGeneration &+= 1
-        return (deadline, config.leeway, armGeneration)
+        return grid.nextDue.map { ($0, config.leeway, armGeneration) }
     }
 
     private mutating func disarm() -> ScheduledAction? {

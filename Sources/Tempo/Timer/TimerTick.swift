@@ -13,7 +13,9 @@ public struct TimerTick: Hashable, Sendable, CustomStringConvertible {
     /// How long after `due` the handler started. Never negative: Tempo never delivers a tick early.
     public let lateness: Duration
     /// How many earlier ticks were folded into this one (``LateTickPolicy/coalesce``) or dropped before it
-    /// (``LateTickPolicy/skip``). Always 0 under ``LateTickPolicy/burst`` and for manual fires.
+    /// (``LateTickPolicy/skip``). Under ``LateTickPolicy/burst`` it is 0 unless more than
+    /// ``LateTickPolicy/maximumBurst`` slots were due at once (then the oldest are counted here on the first tick
+    /// of the burst). Always 0 for manual fires.
     public let missed: Int
     /// Whether ``TempoTimer/fire()`` produced this tick rather than the schedule.
     public let isManual: Bool
@@ -75,11 +77,19 @@ public enum LateTickPolicy: Hashable, Sendable, CaseIterable {
     /// folded into it. The default: a slow consumer never gets a burst.
     case coalesce
     /// Deliver every due slot, in order, back to back, each with its own lateness.
+    ///
+    /// A burst holds at most ``maximumBurst`` ticks: when more slots are due at once (a long suspension of a
+    /// short-interval timer, a wall clock set years ahead), the oldest are not delivered and the first tick of
+    /// the burst counts them in ``TimerTick/missed``.
     case burst
     /// Drop every due slot without delivering it and wait for the next slot on the grid; the next delivery
     /// reports the dropped slots in ``TimerTick/missed``. When the dropped slots include the last one of a
     /// finite timer, the timer finishes without delivering it.
     case skip
+
+    /// The most ticks a ``burst`` delivers back to back for one wakeup: 1,000,000 (delivered one at a time, without
+    /// memory per tick; a timer of 1 ms suspended for over 16 minutes reaches it).
+    public static let maximumBurst = 1_000_000
 }
 
 /// How many ticks a timer delivers.

@@ -37,22 +37,28 @@ extension TimingWheel {
             self.initialCapacity = initialCapacity
         }
 
+        /// The largest ``initialCapacity`` accepted: 2^24 (16,777,216) timers, about 0.7 GiB of table allocated
+        /// up front. A larger table is reached by arming timers, which grows it.
+        public static let maximumInitialCapacity = 1 << 24
+
         /// Checks every field.
         ///
         /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a tick that is not positive,
         ///   not a whole number of nanoseconds or above ``TempoError/maximumDuration``, and
-        ///   ``TempoError/Code/invalidCount`` for a negative `initialCapacity` or one of 2^31 or more.
+        ///   ``TempoError/Code/invalidCount`` for a negative `initialCapacity` or one above
+        ///   ``maximumInitialCapacity`` (the table still grows past it as timers are armed).
         public func validate() throws(TempoError) {
             try TempoError.validateInterval(tick, name: "tick")
             guard tick.attoseconds % 1_000_000_000 == 0 else {
                 throw TempoError(
-                    .invalidInterval, value: "\(tick)",
-                    message: "tick must be a whole number of nanoseconds, got \(tick)")
+                    .invalidInterval, value: tick.exactDescription,
+                    message: "tick must be a whole number of nanoseconds, got \(tick.exactDescription)")
             }
-            guard initialCapacity >= 0, initialCapacity < 1 << 31 else {
+            guard initialCapacity >= 0, initialCapacity <= Self.maximumInitialCapacity else {
                 throw TempoError(
                     .invalidCount, value: "\(initialCapacity)",
-                    message: "initialCapacity must be between 0 and 2^31 - 1, got \(initialCapacity)")
+                    message:
+                        "initialCapacity must be between 0 and \(Self.maximumInitialCapacity), got \(initialCapacity)")
             }
         }
     }

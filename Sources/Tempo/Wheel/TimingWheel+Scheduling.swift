@@ -73,6 +73,7 @@ extension TimingWheel {
     /// - Complexity: O(1).
     @discardableResult
     public func cancel(_ handle: Handle) -> Bool {
+        guard handle.wheel == id else { return false }
         let removed = state.withLock { $0.core.remove(handle.index, handle.sequence) }
         // A cancelled closure (and what it captured) is released here, outside the lock.
         return removed != nil
@@ -94,6 +95,7 @@ extension TimingWheel {
     @discardableResult
     public func reschedule(_ handle: Handle, at deadline: TimerInstant) throws(TempoError) -> Bool {
         let nanoseconds = try nanoseconds(deadline)
+        guard handle.wheel == id else { return false }
         return state.withLock { state in
             if state.core.dueTick(nanoseconds) < state.armedTick { catchUp(&state) }
             guard let expiration = state.core.reschedule(handle.index, handle.sequence, deadline: nanoseconds) else {
@@ -124,7 +126,7 @@ extension TimingWheel {
             if state.core.dueTick(deadline) < state.armedTick { catchUp(&state) }
             let (index, sequence, expiration) = state.core.insert(deadline: deadline, value: value, action: action)
             if expiration < state.armedTick { rearm(&state, at: expiration) }
-            return Handle(index: index, sequence: sequence)
+            return Handle(wheel: id, index: index, sequence: sequence)
         }
     }
 
@@ -135,10 +137,13 @@ extension TimingWheel {
 
     /// `deadline` as nanoseconds since the wheel's origin, rounded up.
     func nanoseconds(_ deadline: TimerInstant) throws(TempoError) -> Int64 {
-        let attoseconds = deadline.offset.attoseconds - origin.offset.attoseconds
+        let (attoseconds, overflow) = deadline.offset.attoseconds.subtractingReportingOverflow(
+            origin.offset.attoseconds)
         let magnitude = attoseconds.magnitude
         let high = UInt64(truncatingIfNeeded: magnitude >> 64)
-        if let (quotient, remainder) = Self.dividedByBillion(high: high, low: UInt64(truncatingIfNeeded: magnitude)) {
+        if !overflow,
+            let (quotient, remainder) = Self.dividedByBillion(high: high, low: UInt64(truncatingIfNeeded: magnitude))
+        {
             if attoseconds >= 0 {
                 let rounded = remainder > 0 ? quotient + 1 : quotient  // up, so never early
                 if rounded <= UInt64(Int64.max) { return Int64(rounded) }

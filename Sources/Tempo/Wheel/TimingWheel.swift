@@ -62,6 +62,8 @@ public final class TimingWheel: Sendable {
     /// The instant of tick 0: when the wheel was created.
     let origin: TimerInstant
     let tickNanoseconds: Int64
+    /// Identifies this wheel in its handles, so a handle from another wheel is a no-op here.
+    let id: UInt32 = wheelIDs.wrappingAdd(1, ordering: .relaxed).oldValue
 
     /// Creates a wheel whose timers are closures and, given a `handler`, values.
     ///
@@ -100,6 +102,7 @@ public final class TimingWheel: Sendable {
     /// fired or was cancelled is stale: every operation on it is a harmless no-op. Use a handle only with
     /// the wheel that returned it.
     public struct Handle: Hashable, Sendable {
+        let wheel: UInt32
         let index: UInt32
         let sequence: UInt64
     }
@@ -119,7 +122,8 @@ public final class TimingWheel: Sendable {
     /// - Parameter handle: A handle from this wheel.
     /// - Returns: `false` once the timer has been taken for firing or was cancelled.
     public func isArmed(_ handle: Handle) -> Bool {
-        state.withLock { $0.core.isArmed(handle.index, handle.sequence) }
+        guard handle.wheel == id else { return false }
+        return state.withLock { $0.core.isArmed(handle.index, handle.sequence) }
     }
 
     /// The deadline of an armed timer (rounded up to the nanosecond), or `nil` for a stale handle.
@@ -127,6 +131,7 @@ public final class TimingWheel: Sendable {
     /// - Parameter handle: A handle from this wheel.
     /// - Returns: The deadline the timer will fire at or after.
     public func deadline(of handle: Handle) -> TimerInstant? {
+        guard handle.wheel == id else { return nil }
         let nanoseconds = state.withLock { $0.core.deadline(handle.index, handle.sequence) }
         return nanoseconds.map { origin + .nanoseconds($0) }
     }
@@ -144,3 +149,6 @@ public final class TimingWheel: Sendable {
     }
     #endif
 }
+
+/// The source of ``TimingWheel``'s identities (wrapping: two wheels share an id only 2^32 wheels apart).
+private let wheelIDs = Atomic<UInt32>(1)

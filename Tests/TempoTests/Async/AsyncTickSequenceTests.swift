@@ -85,7 +85,7 @@ import Testing
         let clock = VirtualClock()
         #expect(throws: TempoError.self) { try AsyncTickSequence(every: .zero, clock: clock) }
         #expect { try AsyncTickSequence(every: .seconds(-1), clock: clock) } throws: { error in
-            (error as? TempoError)?.code == .invalidInterval && (error as? TempoError)?.value == "-1.0 seconds"
+            (error as? TempoError)?.code == .invalidInterval && (error as? TempoError)?.value == "-1 seconds"
         }
         #expect { try clock.ticks(every: .seconds(1), repeats: .times(0)) } throws: { error in
             (error as? TempoError)?.code == .invalidCount

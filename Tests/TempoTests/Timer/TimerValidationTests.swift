@@ -14,8 +14,8 @@ import Testing
             try TempoTimer(every: interval, scheduler: VirtualClock()) { _ in }
         }
         #expect(error?.code == .invalidInterval)
-        #expect(error?.value == "\(interval)")
-        #expect(error?.description.contains("\(interval)") == true)
+        #expect(error?.value == interval.exactDescription)
+        #expect(error?.description.contains(interval.exactDescription) == true)
     }
 
     @Test(arguments: [Double.nan, .infinity, -.infinity, 0, -0.5, 1e300])

@@ -224,7 +224,7 @@ import Testing
                 Issue.record("tick \(tick) was accepted")
             } catch {
                 #expect(error.code == .invalidInterval)
-                #expect(error.value == "\(tick)")
+                #expect(error.value == tick.exactDescription)
             }
         }
         #expect(throws: TempoError.self) {

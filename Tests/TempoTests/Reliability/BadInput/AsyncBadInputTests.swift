@@ -9,7 +9,8 @@ import Testing
         await #expect {
             _ = try await withTimeout(after: timeout, clock: ContinuousClock()) { 1 }
         } throws: { error in
-            (error as? TempoError)?.code == .invalidInterval && (error as? TempoError)?.value == "\(timeout)"
+            (error as? TempoError)?.code == .invalidInterval
+                && (error as? TempoError)?.value == timeout.exactDescription
         }
     }
 
@@ -18,7 +19,7 @@ import Testing
         await #expect {
             _ = try await withTimeout(after: .seconds(1), leeway: leeway, clock: ContinuousClock()) { 1 }
         } throws: { error in
-            (error as? TempoError)?.code == .invalidLeeway && (error as? TempoError)?.value == "\(leeway)"
+            (error as? TempoError)?.code == .invalidLeeway && (error as? TempoError)?.value == leeway.exactDescription
         }
         let clock = TempoClock(scheduler: VirtualClock())
         await #expect {

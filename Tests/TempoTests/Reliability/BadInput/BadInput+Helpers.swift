@@ -20,14 +20,15 @@ extension BadInput {
         var rows: [BadInput] = []
         for interval in badIntervals where interval <= .zero || interval > TempoError.maximumDuration {
             rows.append(
-                BadInput("TempoError.validateInterval(\(interval))", .invalidInterval, value: "\(interval)") {
+                BadInput("TempoError.validateInterval(\(interval))", .invalidInterval, value: interval.exactDescription)
+                {
                     try TempoError.validateInterval(interval, name: "period")
                 }
             )
         }
         for leeway in badLeeways {
             rows.append(
-                BadInput("TempoError.validateLeeway(\(leeway))", .invalidLeeway, value: "\(leeway)") {
+                BadInput("TempoError.validateLeeway(\(leeway))", .invalidLeeway, value: leeway.exactDescription) {
                     try TempoError.validateLeeway(leeway)
                 }
             )

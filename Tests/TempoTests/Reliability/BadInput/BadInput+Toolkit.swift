@@ -38,7 +38,7 @@ extension BadInput {
             ]
         }
         for interval in badIntervals {
-            let value = "\(interval)"
+            let value = interval.exactDescription
             rows += [
                 BadInput("TimerRegistry.schedule(every: \(value))", .invalidInterval, value: value) {
                     try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", every: interval) { _ in }
@@ -93,7 +93,7 @@ extension BadInput {
             TempoError.maximumDuration + .nanoseconds(1),
         ] {
             rows.append(
-                BadInput("TimingWheel(tick: \(tick))", .invalidInterval, value: "\(tick)") {
+                BadInput("TimingWheel(tick: \(tick))", .invalidInterval, value: tick.exactDescription) {
                     _ = try TimingWheel(configuration: .init(tick: tick), scheduler: VirtualClock())
                 }
             )
@@ -117,18 +117,18 @@ extension BadInput {
         }
         for leeway in badLeeways {
             rows += [
-                BadInput("SharedTicker(leeway: \(leeway))", .invalidLeeway, value: "\(leeway)") {
+                BadInput("SharedTicker(leeway: \(leeway))", .invalidLeeway, value: leeway.exactDescription) {
                     _ = try SharedTicker(every: .seconds(1), leeway: leeway, scheduler: VirtualClock())
                 },
-                BadInput("Countdown(leeway: \(leeway))", .invalidLeeway, value: "\(leeway)") {
+                BadInput("Countdown(leeway: \(leeway))", .invalidLeeway, value: leeway.exactDescription) {
                     _ = try Countdown(duration: .seconds(1), leeway: leeway, scheduler: VirtualClock()) { _ in
                     } onFinish: {
                     }
                 },
-                BadInput("Debouncer(leeway: \(leeway))", .invalidLeeway, value: "\(leeway)") {
+                BadInput("Debouncer(leeway: \(leeway))", .invalidLeeway, value: leeway.exactDescription) {
                     _ = try Debouncer<Int>(delay: .seconds(1), leeway: leeway, scheduler: VirtualClock()) { _ in }
                 },
-                BadInput("Throttler(leeway: \(leeway))", .invalidLeeway, value: "\(leeway)") {
+                BadInput("Throttler(leeway: \(leeway))", .invalidLeeway, value: leeway.exactDescription) {
                     _ = try Throttler<Int>(every: .seconds(1), leeway: leeway, scheduler: VirtualClock()) { _ in }
                 },
             ]
@@ -142,7 +142,7 @@ extension BadInput {
     static var asyncRows: [BadInput] {
         var rows: [BadInput] = []
         for interval in badIntervals {
-            let value = "\(interval)"
+            let value = interval.exactDescription
             rows += [
                 BadInput("AsyncTickSequence(every: \(value))", .invalidInterval, value: value) {
                     _ = try AsyncTickSequence(every: interval, clock: ContinuousClock())
@@ -161,7 +161,7 @@ extension BadInput {
         }
         for leeway in badLeeways {
             rows.append(
-                BadInput("AsyncTickSequence(leeway: \(leeway))", .invalidLeeway, value: "\(leeway)") {
+                BadInput("AsyncTickSequence(leeway: \(leeway))", .invalidLeeway, value: leeway.exactDescription) {
                     _ = try AsyncTickSequence(every: .seconds(1), leeway: leeway, clock: ContinuousClock())
                 }
             )

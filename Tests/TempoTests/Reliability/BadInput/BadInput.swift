@@ -52,7 +52,7 @@ extension BadInput {
     static var timerRows: [BadInput] {
         var rows: [BadInput] = []
         for interval in badIntervals {
-            let value = "\(interval)"
+            let value = interval.exactDescription
             rows += [
                 BadInput("init(configuration:) interval \(value)", .invalidInterval, value: value) {
                     _ = try TempoTimer(configuration: .init(every: interval), scheduler: VirtualClock())
@@ -88,7 +88,7 @@ extension BadInput {
             ]
         }
         for leeway in badLeeways {
-            let value = "\(leeway)"
+            let value = leeway.exactDescription
             rows += [
                 BadInput("setLeeway(_:) \(value)", .invalidLeeway, value: value) {
                     try TempoTimer(every: .seconds(1), scheduler: VirtualClock()).setLeeway(leeway)
@@ -112,7 +112,7 @@ extension BadInput {
             ]
         }
         for delay in badFirstDelays {
-            let value = "\(delay)"
+            let value = delay.exactDescription
             rows += [
                 BadInput("init(every:first: .after) \(value)", .invalidInterval, value: value) {
                     _ = try TempoTimer(every: .seconds(1), first: .after(delay), scheduler: VirtualClock())
@@ -127,7 +127,7 @@ extension BadInput {
                 // 1e-10 s converts exactly (100,000,000 as) and is then below the timer's 1 ns minimum.
                 BadInput(
                     "init(seconds:) \(seconds)", .invalidInterval,
-                    value: seconds == 1e-10 ? "1e-10 seconds" : "\(seconds)"
+                    value: seconds == 1e-10 ? "0.0000000001 seconds" : "\(seconds)"
                 ) {
                     _ = try TempoTimer(seconds: seconds, scheduler: VirtualClock())
                 }
