@@ -33,11 +33,17 @@ let package = Package(
         .target(name: "TempoLocks"),
         .target(name: "Tempo", dependencies: ["CTempoShims", "TempoLocks"]),
         .target(name: "TempoTesting", dependencies: ["Tempo", "TempoLocks"]),
+        // C helpers of the measuring tools (absolute sleeps, the allocator's counters): not part of Tempo.
+        .target(name: "CTempoToolsShims"),
+        // What only the `tempo` command needs: latency probes, the mass-timer bench, the overlap gate of
+        // `tempo every`. Internal to the package (no product), so importers of Tempo never see it.
+        .target(name: "TempoTools", dependencies: ["Tempo", "TempoLocks", "CTempoShims", "CTempoToolsShims"]),
         .executableTarget(
             name: "tempo",
             dependencies: [
                 "Tempo",
                 "TempoLocks",
+                "TempoTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(
                     name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.linux, .macOS])),
@@ -54,10 +60,14 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
+        .testTarget(name: "TempoTestingTests", dependencies: ["Tempo", "TempoLocks", "TempoTesting"]),
+        .testTarget(name: "TempoToolsTests", dependencies: ["Tempo", "TempoTools"]),
+        // Runs the built `tempo` binary end to end (the dependency makes `swift build --build-tests` build it).
+        .testTarget(name: "TempoCLITests", dependencies: ["tempo"]),
     ]
 )
 
-for target in package.targets where target.name != "CTempoShims" {
+for target in package.targets where !target.name.hasPrefix("CTempo") {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),

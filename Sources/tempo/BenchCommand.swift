@@ -1,5 +1,6 @@
 import ArgumentParser
 import Tempo
+import TempoTools
 
 #if canImport(Glibc)
 import Glibc

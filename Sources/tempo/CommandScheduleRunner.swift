@@ -3,6 +3,7 @@ import Synchronization
 import SystemPackage
 import Tempo
 import TempoLocks
+import TempoTools
 
 #if canImport(Glibc)
 import Glibc

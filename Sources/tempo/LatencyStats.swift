@@ -1,5 +1,6 @@
 import Histogram
 import Tempo
+import TempoTools
 
 /// Percentiles of one backend's lateness, from an HdrHistogram of nanoseconds (3 significant digits).
 struct LatencyStats {

@@ -5,7 +5,6 @@
 
 #ifdef __linux__
 #include <errno.h>
-#include <malloc.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -40,24 +39,6 @@ static inline int ctempo_clock_boottime(void) { return CLOCK_BOOTTIME; }
 static inline int ctempo_clock_realtime(void) { return CLOCK_REALTIME; }
 static inline int ctempo_ecanceled(void) { return ECANCELED; }
 
-/// Sleeps the calling thread until the absolute instant `sec`/`nsec` of `clockid`
-/// (`clock_nanosleep` with `TIMER_ABSTIME`), resuming after signals. Returns 0 or an error number.
-static inline int ctempo_sleep_until(int clockid, int64_t sec, int64_t nsec) {
-    struct timespec until = {0};
-    until.tv_sec = (time_t)sec;
-    until.tv_nsec = (long)nsec;
-    int result;
-    do {
-        result = clock_nanosleep((clockid_t)clockid, TIMER_ABSTIME, &until, 0);
-    } while (result == EINTR);
-    return result;
-}
-
-/// Bytes the process has allocated with malloc and not freed (mallinfo2: `uordblks + hblkhd`).
-static inline uint64_t ctempo_heap_bytes_in_use(void) {
-    struct mallinfo2 info = mallinfo2();
-    return (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
-}
 #endif
 
 #endif

@@ -1,5 +1,5 @@
 /// Runs `operation` and, if it has not finished `timeout` after the call on `clock`, cancels it and throws
-/// ``TempoError`` with code ``TempoError/Code/timedOut``.
+/// ``TimeoutError``.
 ///
 /// ```swift
 /// let reply = try await withTimeout(after: .seconds(2), clock: ContinuousClock()) {
@@ -10,12 +10,12 @@
 /// - **Deadline**: `clock.now + timeout`, read when the call starts; the timeout fires no earlier, and
 ///   aims to fire by deadline + `leeway`.
 /// - **On timeout** the operation's task is cancelled and the call waits for it to return (structured
-///   concurrency: nothing outlives the call), then throws `.timedOut`, whatever the operation returned
+///   concurrency: nothing outlives the call), then throws ``TimeoutError``, whatever the operation returned
 ///   or threw after the cancellation. So the call ends promptly only if the operation honours
 ///   cancellation.
 /// - **Otherwise** the operation's value is returned, or its error rethrown, and the deadline is disarmed.
 /// - **Cancelling the calling task** cancels the operation; the call throws `CancellationError` or what the
-///   operation throws, never `.timedOut`.
+///   operation throws, never ``TimeoutError``.
 ///
 /// Thread safety: the operation runs in a child task, concurrently with the caller's actor.
 ///
@@ -25,7 +25,7 @@
 ///   - clock: The clock the timeout is measured on.
 ///   - operation: The work to bound.
 /// - Returns: The operation's value.
-/// - Throws: ``TempoError`` with ``TempoError/Code/timedOut`` (naming `timeout`) when time ran out;
+/// - Throws: ``TimeoutError`` (naming `timeout`) when time ran out;
 ///   ``TempoError`` with ``TempoError/Code/invalidInterval`` or ``TempoError/Code/invalidLeeway`` for bad
 ///   input, before the operation starts; otherwise the operation's error, or `CancellationError`.
 public func withTimeout<C: Clock, Success: Sendable>(
@@ -53,7 +53,7 @@ public func withTimeout<C: Clock, Success: Sendable>(
         case .finished(let value):
             return value
         case .timedOut:
-            throw TempoError(.timedOut, value: "\(timeout)", message: "operation did not finish within \(timeout)")
+            throw TimeoutError(timeout: timeout)
         }
     }
 }
@@ -66,7 +66,7 @@ public func withTimeout<C: Clock, Success: Sendable>(
 ///   - leeway: How late past the deadline the timeout may fire.
 ///   - operation: The work to bound.
 /// - Returns: The operation's value.
-/// - Throws: ``TempoError`` with ``TempoError/Code/timedOut`` when time ran out, or the operation's error.
+/// - Throws: ``TimeoutError`` when time ran out, or the operation's error.
 public func withTimeout<Success: Sendable>(
     after timeout: Duration,
     leeway: Duration = .zero,

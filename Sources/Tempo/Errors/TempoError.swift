@@ -14,7 +14,6 @@ public struct TempoError: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidKey
             case invalidInstant
             case invalidArgument
-            case timedOut
         }
 
         private let base: Base
@@ -33,8 +32,6 @@ public struct TempoError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidInstant = Code(.invalidInstant)
         /// Any other argument outside its documented range.
         public static let invalidArgument = Code(.invalidArgument)
-        /// An operation did not finish before its deadline.
-        public static let timedOut = Code(.timedOut)
 
         /// The code's name, for example `invalidInterval`.
         public var description: String { String(describing: base) }
@@ -47,13 +44,13 @@ public struct TempoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A sentence that says what was wrong and names the value.
     public let message: String
 
-    /// Creates an error.
+    /// Creates an error (for Tempo's own validation: user code does not make `TempoError`s).
     ///
     /// - Parameters:
     ///   - code: What kind of input was rejected.
     ///   - value: The rejected value, rendered as text.
     ///   - message: A sentence that names the value and says what was expected.
-    public init(_ code: Code, value: String, message: String) {
+    package init(_ code: Code, value: String, message: String) {
         self.code = code
         self.value = value
         self.message = message
@@ -77,7 +74,7 @@ extension TempoError {
     /// - Returns: `interval`, unchanged.
     /// - Throws: ``TempoError`` with ``Code/invalidInterval`` naming the value.
     @discardableResult
-    public static func validateInterval(_ interval: Duration, name: String = "interval") throws(TempoError) -> Duration
+    package static func validateInterval(_ interval: Duration, name: String = "interval") throws(TempoError) -> Duration
     {
         guard interval > .zero else {
             throw TempoError(
@@ -101,7 +98,7 @@ extension TempoError {
     /// - Returns: `leeway`, unchanged.
     /// - Throws: ``TempoError`` with ``Code/invalidLeeway`` naming the value.
     @discardableResult
-    public static func validateLeeway(_ leeway: Duration) throws(TempoError) -> Duration {
+    package static func validateLeeway(_ leeway: Duration) throws(TempoError) -> Duration {
         guard leeway >= .zero, leeway <= maximumDuration else {
             throw TempoError(
                 .invalidLeeway,
@@ -123,7 +120,7 @@ extension TempoError {
     ///   - name: The parameter's name, used in the message.
     /// - Returns: The interval as a `Duration`.
     /// - Throws: ``TempoError`` with ``Code/invalidInterval`` naming the value.
-    public static func interval(seconds: Double, name: String = "interval") throws(TempoError) -> Duration {
+    package static func interval(seconds: Double, name: String = "interval") throws(TempoError) -> Duration {
         guard seconds.isFinite else {
             throw TempoError(.invalidInterval, value: "\(seconds)", message: "\(name) must be finite, got \(seconds)")
         }

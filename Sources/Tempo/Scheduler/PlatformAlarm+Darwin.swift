@@ -5,8 +5,8 @@ import Dispatch
 /// Reads the real clocks on Apple platforms.
 ///
 /// Not run by Tempo's CI, which is Linux-only: this file states the intended mapping.
-enum PlatformClock {
-    static func now(_ clock: TimerClock) -> TimerInstant {
+package enum PlatformClock {
+    package static func now(_ clock: TimerClock) -> TimerInstant {
         let id: clockid_t =
             switch clock {
             case .monotonic: CLOCK_UPTIME_RAW

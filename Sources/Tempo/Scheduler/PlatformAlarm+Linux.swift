@@ -2,23 +2,6 @@
 import CTempoShims
 import Glibc
 
-/// Reads the real clocks on Linux.
-enum PlatformClock {
-    static func clockID(_ clock: TimerClock) -> clockid_t {
-        switch clock {
-        case .monotonic: clockid_t(ctempo_clock_monotonic())
-        case .continuous: clockid_t(ctempo_clock_boottime())
-        case .wall: clockid_t(ctempo_clock_realtime())
-        }
-    }
-
-    static func now(_ clock: TimerClock) -> TimerInstant {
-        var spec = timespec()
-        clock_gettime(clockID(clock), &spec)
-        return TimerInstant(offset: .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec)))
-    }
-}
-
 /// One timerfd on the clock's kernel clock, read by a dedicated thread with 1 ns timer slack.
 ///
 /// The kernel's hrtimer fires the timerfd at its absolute expiry; `arm(at:)` may be called from any
@@ -56,37 +39,5 @@ final class PlatformAlarm: Sendable {
         let nanoseconds = max(instant.nanosecondsRoundedUp, 1)
         _ = ctempo_timerfd_arm(fd, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, clock == .wall ? 1 : 0)
     }
-}
-
-/// A detached pthread running a closure forever.
-enum DriverThread {
-    private final class Body {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-
-    static func start(name: String, _ run: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(Body(run)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(
-            &thread,
-            nil,
-            { raw in
-                let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
-                body.run()
-                return nil
-            },
-            context
-        )
-        precondition(status == 0, "pthread_create failed with \(status)")
-        pthread_detach(thread)
-    }
-}
-#endif
-
-#if os(Linux)
-enum PlatformThread {
-    /// Gives up the rest of the time slice (used only in short spin-waits).
-    static func yield() { sched_yield() }
 }
 #endif

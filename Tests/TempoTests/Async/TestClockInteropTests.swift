@@ -64,7 +64,7 @@ import Testing
         #expect(await clock.waitForSleeper())
         await clock.advance(by: .milliseconds(1999))
         await clock.advance(by: .milliseconds(1))
-        await #expect { try await call.value } throws: { ($0 as? TempoError)?.code == .timedOut }
+        await #expect { try await call.value } throws: { $0 is TimeoutError }
         try await clock.checkSuspension()
     }
 

@@ -22,8 +22,7 @@ import Testing
         #expect(clock.pendingCount == 2)
         clock.advance(by: .milliseconds(1))
         await #expect { try await call.value } throws: { error in
-            let error = error as? TempoError
-            return error?.code == .timedOut && error?.value == "2.0 seconds"
+            (error as? TimeoutError)?.timeout == .seconds(2)
         }
         #expect(operationCancelled.isSet)
         #expect(clock.pendingCount == 0)

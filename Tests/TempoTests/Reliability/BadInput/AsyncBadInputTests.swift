@@ -36,7 +36,7 @@ import Testing
                 try await clock.sleep(until: clock.now + .seconds(1))
             }
         } throws: { error in
-            (error as? TempoError)?.code == .timedOut && (error as? TempoError)?.value == "\(Duration.nanoseconds(1))"
+            (error as? TimeoutError)?.timeout == .nanoseconds(1)
         }
     }
 }

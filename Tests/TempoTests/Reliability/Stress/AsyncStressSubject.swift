@@ -82,7 +82,7 @@ extension ToolkitStressSubjects {
                                 _ = try await withTimeout(after: .microseconds(200), clock: clock) {
                                     try await clock.sleep(until: clock.now + work)
                                 }
-                            } catch let error as TempoError where error.code == .timedOut {
+                            } catch is TimeoutError {
                             } catch is CancellationError {
                             } catch {
                                 recorder.fail("withTimeout threw \(error)")

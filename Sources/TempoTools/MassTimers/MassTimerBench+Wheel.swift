@@ -1,3 +1,5 @@
+import Tempo
+
 extension MassTimerBench {
     static func benchWheel(
         count: Int,

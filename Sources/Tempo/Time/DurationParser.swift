@@ -4,6 +4,10 @@
 /// a decimal fraction, converted without floating point, so `0.5s` is exactly 500,000,000 ns. A bare
 /// number is rejected: the unit is required.
 ///
+/// Public because apps read intervals from configuration files, environment variables and command lines
+/// (`POLL_INTERVAL=250ms`), and a parser that never truncates is hard to write; the `tempo` command uses it for
+/// every duration option.
+///
 /// `DurationParser` is stateless; its methods are safe from any thread.
 public enum DurationParser: Sendable {
     /// Parses `text` into an exact positive `Duration`.

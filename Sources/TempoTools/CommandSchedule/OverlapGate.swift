@@ -1,3 +1,5 @@
+public import Tempo
+
 /// Decides when to start a long-running job driven by a timer, when a tick can arrive while the previous
 /// run is still going.
 ///

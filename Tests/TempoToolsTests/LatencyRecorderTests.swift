@@ -1,6 +1,7 @@
+import Tempo
 import Testing
 
-@testable import Tempo
+@testable import TempoTools
 
 @Suite struct LatencyRecorderTests {
     static let start = TimerInstant(offset: .seconds(100))

@@ -121,10 +121,11 @@ final class EventLog: Sendable {
 
     @Test func runUntilIdleStopsWhenNothingIsPendingOrAtTheLimit() throws {
         let clock = VirtualClock()
-        let log = TickLog()
-        let once = try TempoTimer.once(after: .seconds(30), scheduler: clock, handler: log.record)
+        let log = EventLog()
+        let once = try TempoTimer(every: .seconds(30), repeats: .once, scheduler: clock) { log.record("\($0.index)") }
         once.start()
         #expect(clock.runUntilIdle() == 1)
+        #expect(log.all == ["1"])
         #expect(clock.now(.monotonic) == TimerInstant(offset: .seconds(30)))
         let forever = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in }
         forever.start()

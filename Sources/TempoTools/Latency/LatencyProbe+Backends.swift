@@ -1,6 +1,8 @@
 import CTempoShims
+import CTempoToolsShims
 import Dispatch
 import Synchronization
+import Tempo
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +16,7 @@ extension LatencyProbe {
         DriverThread.start(name: "tempo.floor") {
             #if os(Linux)
             _ = ctempo_set_timer_slack(1)
-            let clockID = Int32(PlatformClock.clockID(.monotonic))
+            let clockID = PlatformClock.clockNumber(.monotonic)
             #endif
             var slot = 1
             while slot <= recorder.slots {
@@ -34,7 +36,7 @@ extension LatencyProbe {
                 #endif
                 let now = PlatformClock.now(.monotonic)
                 // Coalesce like the other backends: slots that are overdue as well fold into this tick.
-                let last = min(max(slot, recorder.slot(at: now)), recorder.slots)
+                let last = recorder.coalescedSlot(from: slot, now: now)
                 if recorder.record(slot: last, now: now) { return }
                 slot = last + 1
             }

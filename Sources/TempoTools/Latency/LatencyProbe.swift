@@ -1,3 +1,5 @@
+public import Tempo
+
 /// Measures how punctually a periodic timer wakes up, in the manner of `cyclictest`.
 ///
 /// Each measurement arms one backend to tick every `period` on the monotonic clock, anchored at the
@@ -163,7 +165,8 @@ public enum LatencyProbe {
         try TempoError.validateInterval(duration, name: "duration")
         guard period >= .microseconds(10) else {
             throw TempoError(
-                .invalidInterval, value: "\(period)", message: "period must be at least 10 µs, got \(period)")
+                .invalidInterval, value: period.exactDescription,
+                message: "period must be at least 10 µs, got \(period.exactDescription)")
         }
         let slots = Int(clamping: duration.wholeMultiples(of: period))
         guard slots >= 1 else {

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import Tempo
 import TempoLocks
 
 /// Collects the lateness of one measurement's ticks; fed from the backend's thread or queue.
@@ -15,6 +16,8 @@ final class LatencyRecorder: Sendable {
     let start: TimerInstant
     let period: Duration
     let slots: Int
+    /// The measurement's slots on Tempo's one tick grid: slot `k` (from 1) is the grid's slot `k - 1`.
+    private let grid: TickGrid
     private let state: TempoMutex<State>
     private let done = DispatchSemaphore(value: 0)
 
@@ -22,14 +25,16 @@ final class LatencyRecorder: Sendable {
         self.start = start
         self.period = period
         self.slots = slots
+        self.grid = TickGrid(first: start + period, interval: period, count: slots, policy: .coalesce)
         var initial = State()
         initial.lateness.reserveCapacity(slots)
         state = TempoMutex(initial)
     }
 
-    /// The instant slot `slot` (from 1) is due.
+    /// The instant slot `slot` (from 1) is due. The probe validates its period and duration, so every slot's
+    /// instant is representable.
     func due(_ slot: Int) -> TimerInstant {
-        start + period * slot
+        grid.due(slot - 1) ?? start
     }
 
     /// Records a tick that ran at `now` for slots up to `slot` (from 1). Returns `true` once the last slot
@@ -62,7 +67,13 @@ final class LatencyRecorder: Sendable {
 
     /// The slot after which `now` falls (0 before the first slot is due).
     func slot(at now: TimerInstant) -> Int {
-        Int(clamping: (now - start).wholeMultiples(of: period))
+        let slot = grid.slot(at: now)
+        return slot == .max ? .max : max(0, slot + 1)
+    }
+
+    /// The slot a tick for `slot` that ran at `now` stands for when every overdue slot is coalesced into it.
+    func coalescedSlot(from slot: Int, now: TimerInstant) -> Int {
+        min(max(slot, self.slot(at: now)), slots)
     }
 
     /// Blocks until the last slot is recorded, reporting progress about five times a second.

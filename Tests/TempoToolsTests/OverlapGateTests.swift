@@ -1,4 +1,5 @@
 import Tempo
+import TempoTools
 import Testing
 
 @Suite struct OverlapGateTests {

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import Tempo
 
 extension MassTimerBench {
     static func benchTempo(
@@ -17,7 +18,7 @@ extension MassTimerBench {
             report(index, of: count, progress)
         }
         let armed = now() - armStart
-        let bytes = heapBytes() - heapBefore - Int64(timers.capacity * MemoryLayout<TempoTimer>.stride)
+        let bytes = heapBytes() - heapBefore
         let cancelStart = now()
         for (index, timer) in timers.enumerated() {
             timer.cancel()
@@ -79,7 +80,7 @@ extension MassTimerBench {
             await Task.yield()
         }
         let armed = now() - armStart
-        let bytes = heapBytes() - heapBefore - Int64(tasks.capacity * MemoryLayout<Task<Void, Never>>.stride)
+        let bytes = heapBytes() - heapBefore
         let cancelStart = now()
         for (index, task) in tasks.enumerated() {
             task.cancel()

@@ -1,6 +1,8 @@
 import CTempoShims
+import CTempoToolsShims
 import Dispatch
 import Synchronization
+public import Tempo
 
 /// A quick, dependency-free benchmark of arming and cancelling many timers at once.
 ///

@@ -1,3 +1,5 @@
+import Tempo
+
 extension LatencyProbe {
     /// A ``TimingWheel`` with a 1 µs tick and ``TimerDelivery/immediate`` delivery; each tick's callback
     /// arms the next slot (the wheel's timers are one-shot).
@@ -27,7 +29,7 @@ private final class WheelTicker: Sendable {
     private func fired(slot: Int) {
         let now = PlatformClock.now(.monotonic)
         // Coalesce like the other backends: slots that are overdue as well fold into this tick.
-        let last = min(max(slot, recorder.slot(at: now)), recorder.slots)
+        let last = recorder.coalescedSlot(from: slot, now: now)
         if recorder.record(slot: last, now: now) { return }
         do {
             try arm(slot: last + 1)

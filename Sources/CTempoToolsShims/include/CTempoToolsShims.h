@@ -1,0 +1,49 @@
+#ifndef CTEMPO_TOOLS_SHIMS_H
+#define CTEMPO_TOOLS_SHIMS_H
+
+// C helpers for the measuring tools of the `tempo` command (TempoTools). Not part of the Tempo library.
+
+#include <stdint.h>
+
+#ifdef __linux__
+#include <errno.h>
+#include <time.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/// Sleeps the calling thread until the absolute instant `sec`/`nsec` of `clockid`
+/// (`clock_nanosleep` with `TIMER_ABSTIME`), resuming after signals. Returns 0 or an error number.
+static inline int ctempo_sleep_until(int clockid, int64_t sec, int64_t nsec) {
+    struct timespec until = {0};
+    until.tv_sec = (time_t)sec;
+    until.tv_nsec = (long)nsec;
+    int result;
+    do {
+        result = clock_nanosleep((clockid_t)clockid, TIMER_ABSTIME, &until, 0);
+    } while (result == EINTR);
+    return result;
+}
+#endif
+
+/// Whether ``ctempo_heap_bytes_in_use`` can read the allocator (glibc 2.33 or later, for `mallinfo2`).
+static inline int ctempo_heap_bytes_available(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/// Bytes the process has allocated with malloc and not freed (mallinfo2: `uordblks + hblkhd`), or 0 where
+/// ``ctempo_heap_bytes_available`` is 0.
+static inline uint64_t ctempo_heap_bytes_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 info = mallinfo2();
+    return (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
+#else
+    return 0;
+#endif
+}
+
+#endif

@@ -1,0 +1,2 @@
+// The shims are header-only static inline functions; SwiftPM needs one source file per C target.
+#include "CTempoToolsShims.h"

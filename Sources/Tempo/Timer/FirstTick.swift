@@ -1,0 +1,10 @@
+/// When a timer's first tick is due, relative to ``TempoTimer/start()``.
+public enum FirstTick: Hashable, Sendable {
+    /// One interval after start (the default).
+    case afterInterval
+    /// This long after start; zero fires at once.
+    case after(Duration)
+    /// At this instant of the timer's clock. An instant already past when the timer starts is treated like
+    /// any late tick: the grid stays anchored at the instant and the ``LateTickPolicy`` decides what runs.
+    case at(TimerInstant)
+}

@@ -1,0 +1,31 @@
+public import Dispatch
+
+/// Where a timer runs its handlers.
+///
+/// Whatever the queue, runs of one timer's handlers never overlap: each timer delivers through its own
+/// serial mailbox, so even a concurrent queue sees one handler run of a timer at a time.
+public struct TimerDelivery: Sendable {
+    enum Kind: Sendable {
+        case privateQueue
+        case queue(DispatchQueue)
+        case immediate
+    }
+
+    let kind: Kind
+
+    /// A serial queue owned by the timer (the default).
+    public static let privateQueue = TimerDelivery(kind: .privateQueue)
+
+    /// The given queue: `.main`, a global queue or one of your own.
+    ///
+    /// - Parameter queue: The queue to run handlers on.
+    /// - Returns: The delivery option.
+    public static func queue(_ queue: DispatchQueue) -> TimerDelivery {
+        TimerDelivery(kind: .queue(queue))
+    }
+
+    /// On the scheduler's driver thread, with no queue hop: the most punctual option. Handlers must be
+    /// short and must not block, because every timer of that clock waits for them. Manual fires run on the
+    /// thread that calls ``TempoTimer/fire()``.
+    public static let immediate = TimerDelivery(kind: .immediate)
+}
