@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Tempo", targets: ["Tempo"]),
         .library(name: "TempoTesting", targets: ["TempoTesting"]),
+        .library(name: "TempoPlans", targets: ["TempoPlans"]),
         .executable(name: "tempo", targets: ["tempo"]),
     ],
     traits: [
@@ -33,11 +34,14 @@ let package = Package(
         .target(name: "TempoLocks"),
         .target(name: "Tempo", dependencies: ["CTempoShims", "TempoLocks"]),
         .target(name: "TempoTesting", dependencies: ["Tempo", "TempoLocks"]),
+        // Calendar plans and cron text on Tempo's wall-clock timers (uses Foundation for Calendar and TimeZone).
+        .target(name: "TempoPlans", dependencies: ["Tempo", "TempoLocks"]),
         .executableTarget(
             name: "tempo",
             dependencies: [
                 "Tempo",
                 "TempoLocks",
+                "TempoPlans",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(
                     name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.linux, .macOS])),
@@ -53,6 +57,10 @@ let package = Package(
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
+        ),
+        .testTarget(
+            name: "TempoPlansTests",
+            dependencies: ["Tempo", "TempoPlans", "TempoTesting", "TempoLocks"]
         ),
     ]
 )
