@@ -141,6 +141,9 @@ enum CronParser {
                 guard bounds.count <= 2 else {
                     throw error(spec, String(body), "\"\(PlanError.capped(body))\" is not a value or a range a-b")
                 }
+                if bounds.contains(where: \.isEmpty) {
+                    throw error(spec, String(body), "\"\(PlanError.capped(body))\" is missing a value (a range needs both ends)")
+                }
                 low = try value(bounds[0], spec: spec)
                 if bounds.count == 2 {
                     high = try value(bounds[1], spec: spec)
