@@ -78,7 +78,8 @@ public struct CalendarRule: Hashable, Sendable {
         matcher.isWildcard = hours.count == 24 || minutes.count == 60
         if let weekdays {
             guard !weekdays.isEmpty else {
-                throw PlanError(.invalidRule, text: "[]", message: "the set of weekdays is empty (use nil for every day)")
+                throw PlanError(
+                    .invalidRule, text: "[]", message: "the set of weekdays is empty (use nil for every day)")
             }
             matcher.weekdays = weekdays.reduce(0) { $0 | UInt8(1) << UInt8($1.rawValue) }
         }
@@ -94,7 +95,8 @@ public struct CalendarRule: Hashable, Sendable {
                     matcher.lastDayOfMonth = true
                 case .day(let n):
                     guard (1...31).contains(n) else {
-                        throw PlanError(.invalidRule, text: "\(n)", message: "day of the month \(n) is out of range 1-31")
+                        throw PlanError(
+                            .invalidRule, text: "\(n)", message: "day of the month \(n) is out of range 1-31")
                     }
                     mask |= UInt32(1) << UInt32(n)
                 }
@@ -103,7 +105,8 @@ public struct CalendarRule: Hashable, Sendable {
         }
         if let months {
             guard !months.isEmpty else {
-                throw PlanError(.invalidRule, text: "[]", message: "the set of months is empty (use nil for every month)")
+                throw PlanError(
+                    .invalidRule, text: "[]", message: "the set of months is empty (use nil for every month)")
             }
             matcher.months = months.reduce(0) { $0 | UInt16(1) << UInt16($1.rawValue) }
         }

@@ -106,7 +106,8 @@ enum CronParser {
             }
             if item == "L" || item == "l" {
                 guard spec.field == .dayOfMonth else {
-                    throw error(spec, String(item), "L (last day of the month) is only allowed in the day-of-month field")
+                    throw error(
+                        spec, String(item), "L (last day of the month) is only allowed in the day-of-month field")
                 }
                 last = true
                 continue
@@ -142,7 +143,9 @@ enum CronParser {
                     throw error(spec, String(body), "\"\(PlanError.capped(body))\" is not a value or a range a-b")
                 }
                 if bounds.contains(where: \.isEmpty) {
-                    throw error(spec, String(body), "\"\(PlanError.capped(body))\" is missing a value (a range needs both ends)")
+                    throw error(
+                        spec, String(body), "\"\(PlanError.capped(body))\" is missing a value (a range needs both ends)"
+                    )
                 }
                 low = try value(bounds[0], spec: spec)
                 if bounds.count == 2 {

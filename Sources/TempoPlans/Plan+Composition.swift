@@ -55,8 +55,9 @@ extension Plan {
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidDate`` for a date that is not finite or out of range.
     public func starting(at start: Date) throws(PlanError) -> Plan {
         let first = try PlanInstant.nanoseconds(start, name: "start")
-        return Plan(.window(node, after: first == .min ? nil : first - 1, through: nil),
-                    description: "\(description) from \(start)")
+        return Plan(
+            .window(node, after: first == .min ? nil : first - 1, through: nil),
+            description: "\(description) from \(start)")
     }
 
     /// The first `count` dates of this plan after `start`, and no more.

@@ -19,7 +19,7 @@ import Tempo
 ///   day of the month, months) in a time zone.
 /// - ``cron(_:in:localTimes:)``: cron text, five or six fields, names, ranges, lists, steps, `@daily`-style macros.
 /// - ``parse(_:in:anchor:localTimes:)``: cron text or plan text (`every weekday at 09:00`, `every 2h`).
-/// - Composed: ``union(_:)``, ``intersection(_:)``, ``until(_:)``, ``starting(at:)``, ``first(_:after:)``,
+/// - Composed: ``union(_:)-method``, ``intersection(_:)``, ``until(_:)``, ``starting(at:)``, ``first(_:after:)``,
 ///   ``offset(by:)``.
 ///
 /// ## Dates
@@ -74,7 +74,7 @@ public struct Plan: Sendable, CustomStringConvertible {
     /// (use a calendar rule for "every day at 09:00").
     ///
     /// - Parameters:
-    ///   - interval: The period, at least 1 ns and at most ``TempoError/maximumDuration``, a whole number of
+    ///   - interval: The period, at least 1 ns and at most `TempoError.maximumDuration`, a whole number of
     ///     nanoseconds.
     ///   - anchor: A date on the grid (default: now, so the next date is one interval from now).
     /// - Returns: The plan.

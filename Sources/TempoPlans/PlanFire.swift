@@ -5,12 +5,12 @@ public import Foundation
 ///
 /// `PlanFire` is a value type and is `Sendable`.
 public struct PlanFire: Hashable, Sendable, CustomStringConvertible {
-    /// The planned date this fire serves. Under ``Tempo/LateTickPolicy/coalesce`` it is the most recent due date.
+    /// The planned date this fire serves. Under `LateTickPolicy.coalesce` it is the most recent due date.
     public let planned: Date
     /// How long after ``planned`` (on the wall clock) the fire was handed over. Never negative.
     public let lateness: Duration
-    /// How many planned dates were folded into this fire (``Tempo/LateTickPolicy/coalesce``) or dropped before
-    /// it (``Tempo/LateTickPolicy/skip``, or the oldest of a burst larger than ``PlanTimer/maximumBurst``).
+    /// How many planned dates were folded into this fire (`LateTickPolicy.coalesce`) or dropped before
+    /// it (`LateTickPolicy.skip`, or the oldest of a burst larger than ``PlanTimer/maximumBurst``).
     public let missed: Int
     /// The fire's number since the plan started running: the first fire is 1.
     public let index: Int

@@ -12,7 +12,7 @@ extension Plan {
     ///
     /// - Parameters:
     ///   - latePolicy: What happens to dates that fall due while the loop body runs or the machine sleeps
-    ///     (default ``Tempo/LateTickPolicy/coalesce``).
+    ///     (default `LateTickPolicy.coalesce`).
     ///   - leeway: How late past a date the sleep may end, to batch wakeups.
     ///   - scheduler: The scheduler whose wall clock is used (default `SystemScheduler.shared`; pass a
     ///     `VirtualClock` in tests).
@@ -24,7 +24,8 @@ extension Plan {
         scheduler: any TimerScheduler = SystemScheduler.shared
     ) throws(PlanError) -> PlanFires {
         try PlanTimer.validate(leeway: leeway)
-        return PlanFires(plan: self, latePolicy: latePolicy, leeway: leeway, clock: TempoClock(.wall, scheduler: scheduler))
+        return PlanFires(
+            plan: self, latePolicy: latePolicy, leeway: leeway, clock: TempoClock(.wall, scheduler: scheduler))
     }
 }
 
@@ -32,9 +33,9 @@ extension Plan {
 ///
 /// ## Timing
 /// - **Dates**: each iterator serves the plan's dates strictly after its first `next()` call. It sleeps on the
-///   wall clock (``TempoClock`` of ``TimerClock/wall``) until the next date, so it never hands a fire over
+///   wall clock (`TempoClock` of `TimerClock.wall`) until the next date, so it never hands a fire over
 ///   early, and a sleep follows the system clock when it is set.
-/// - **Late dates**: ``Tempo/LateTickPolicy`` applies as for ``PlanTimer``, when the consumer asks for the next
+/// - **Late dates**: `LateTickPolicy` applies as for ``PlanTimer``, when the consumer asks for the next
 ///   fire after more than one date is due.
 /// - **Never twice**: each date is served once per iterator, also after the wall clock is set back.
 /// - **Cancellation**: cancelling the consuming task ends the sequence at once: `next()` returns `nil`.

@@ -2,7 +2,7 @@ import Foundation
 import Tempo
 
 /// Instants inside a plan: whole nanoseconds since 1970-01-01 00:00:00 UTC in an `Int64`, the same origin as
-/// Tempo's wall clock (``TimerClock/wall``). Plans therefore represent dates from 1677-09-21 to 2262-04-11 UTC;
+/// Tempo's wall clock (`TimerClock.wall`). Plans therefore represent dates from 1677-09-21 to 2262-04-11 UTC;
 /// a plan ends where its next date would fall outside that range.
 enum PlanInstant {
     static let nanosecondsPerSecond: Int64 = 1_000_000_000
@@ -29,15 +29,16 @@ enum PlanInstant {
         return Date(timeIntervalSince1970: Double(seconds) + Double(fraction) / 1e9)
     }
 
-    /// The wall-clock ``TimerInstant`` of an instant.
+    /// The wall-clock `TimerInstant` of an instant.
     static func timerInstant(_ nanoseconds: Int64) -> TimerInstant {
         TimerInstant(offset: .nanoseconds(nanoseconds))
     }
 
-    /// The instant of a wall-clock ``TimerInstant``, rounded down to whole nanoseconds and saturated to the range.
+    /// The instant of a wall-clock `TimerInstant`, rounded down to whole nanoseconds and saturated to the range.
     static func nanoseconds(_ instant: TimerInstant) -> Int64 {
         let (quotient, _) = instant.offset.attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        let floor = instant.offset.attoseconds < 0 && quotient * 1_000_000_000 != instant.offset.attoseconds
+        let floor =
+            instant.offset.attoseconds < 0 && quotient * 1_000_000_000 != instant.offset.attoseconds
             ? quotient - 1 : quotient
         return Int64(clamping: floor)
     }

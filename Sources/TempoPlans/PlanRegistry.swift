@@ -64,7 +64,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
     /// - Parameters:
     ///   - key: The key; an empty collection (such as `""`) is rejected.
     ///   - plan: The plan.
-    ///   - latePolicy: What happens to missed dates (default ``Tempo/LateTickPolicy/coalesce``).
+    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
     ///   - leeway: How late a fire may run to batch wakeups.
     ///   - queue: Where the handler runs (default: a private serial queue per entry).
     ///   - handler: Called for each fire.

@@ -81,7 +81,9 @@ struct PlanTextParser {
         return names
     }()
 
-    private static let fillers: Set<String> = ["every", "on", "the", "of", "month", "and", "each", "day", "days", "daily"]
+    private static let fillers: Set<String> = [
+        "every", "on", "the", "of", "month", "and", "each", "day", "days", "daily",
+    ]
 
     func plan(in timeZone: TimeZone, anchor: Date, localTimes: LocalTimePolicy) throws(PlanError) -> Plan {
         if words.count == 2, words[0] == "every", let interval = try? DurationParser.parse(words[1]) {
@@ -167,7 +169,8 @@ struct PlanTextParser {
             body = body.dropLast(2)
         }
         let parts = body.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isNumber) })
+        guard (1...3).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isNumber) })
         else { return nil }
         guard parts.count > 1 || meridiem != nil else { return nil }
         let numbers = parts.map { Int($0)! }

@@ -15,12 +15,12 @@ import TempoLocks
 ///
 /// ## Timing
 /// - **Dates**: after ``start()``, the timer fires for each date of the plan strictly after the moment it
-///   started. Each date is armed as a one-shot ``TempoTimer`` on ``TimerClock/wall`` at that instant, so it
+///   started. Each date is armed as a one-shot `TempoTimer` on `TimerClock.wall` at that instant, so it
 ///   **never fires early**, and when the system clock is set (forward or back) the pending date is still
 ///   met when the clock reads it. The next date is computed after each fire (re-planned), from the plan, not
 ///   by adding an interval.
 /// - **Late dates**: when the timer wakes after more than one date is due (the machine slept, the clock was
-///   set forward, a handler ran long), ``Tempo/LateTickPolicy`` decides, as for ``TempoTimer``: coalesce
+///   set forward, a handler ran long), `LateTickPolicy` decides, as for `TempoTimer`: coalesce
 ///   (default) fires once for the most recent due date with ``PlanFire/missed`` counting the others; burst
 ///   fires for each (at most ``maximumBurst`` per wakeup); skip drops them and reports them with the next fire.
 ///   A date that is merely late fires under every policy.
@@ -33,7 +33,7 @@ import TempoLocks
 ///   the system's time-zone database is seen by new processes.
 ///
 /// ## Ownership
-/// A running plan timer is kept alive by the pending wall-clock deadline, like ``TempoTimer``: releasing your
+/// A running plan timer is kept alive by the pending wall-clock deadline, like `TempoTimer`: releasing your
 /// last reference does not stop it (call ``cancel()``).
 ///
 /// ## Thread safety
@@ -55,12 +55,12 @@ public final class PlanTimer: Sendable {
         case cancelled
     }
 
-    /// The most fires a ``Tempo/LateTickPolicy/burst`` hands over back to back for one wakeup: 1,024. When more
+    /// The most fires a `LateTickPolicy.burst` hands over back to back for one wakeup: 1,024. When more
     /// planned dates are due at once (the wall clock was set years ahead), the oldest are dropped and counted in
     /// the first fire's ``PlanFire/missed``.
     public static let maximumBurst = PlanCursor.maximumBurst
 
-    /// The latest instant a wall-clock ``TempoTimer`` accepts as its first tick; a later date is armed here and
+    /// The latest instant a wall-clock `TempoTimer` accepts as its first tick; a later date is armed here and
     /// re-armed when it is reached (never early).
     private static let armLimit = PlanInstant.nanoseconds(
         TimerInstant(offset: TempoError.maximumDuration / 2 - .seconds(1)))
@@ -88,7 +88,7 @@ public final class PlanTimer: Sendable {
     ///
     /// - Parameters:
     ///   - plan: The plan.
-    ///   - latePolicy: What happens to missed dates (default ``Tempo/LateTickPolicy/coalesce``).
+    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
     ///   - leeway: How late a fire may run to batch wakeups (default zero).
     ///   - queue: Where handlers run (default: a private serial queue). Runs never overlap on a serial queue.
     ///   - scheduler: The scheduler that provides wall-clock time (default `SystemScheduler.shared`; pass a

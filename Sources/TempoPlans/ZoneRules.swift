@@ -43,7 +43,7 @@ struct ZoneTable: Sendable {
 /// every change of offset, not only daylight-saving ones). An update of the time-zone database while the
 /// process runs is not seen: the table is read once per process.
 ///
-/// Thread safety: the table is guarded by a ``TempoMutex``; readers take a snapshot.
+/// Thread safety: the table is guarded by a `TempoMutex`; readers take a snapshot.
 final class ZoneRules: Sendable {
     let timeZone: TimeZone
     private let table: TempoMutex<ZoneTable?>

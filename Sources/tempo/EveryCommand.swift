@@ -60,7 +60,8 @@ struct EveryCommand: AsyncParsableCommand {
         }
         try validateCount(count, option: "--count")
         guard let first = command.first else {
-            throw ValidationError("missing the command to run: tempo every \(interval ?? "--cron ...") -- COMMAND [ARGS...]")
+            throw ValidationError(
+                "missing the command to run: tempo every \(interval ?? "--cron ...") -- COMMAND [ARGS...]")
         }
         if !shell && resolveExecutable(first) == nil {
             throw ValidationError("command '\(first)' not found or not executable")

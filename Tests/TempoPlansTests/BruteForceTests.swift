@@ -42,7 +42,8 @@ import Testing
             }
             #expect(spec.canFire, "case \(index): \(spec.text) cannot fire but was accepted")
             let horizon = start + 6 * 366 * 86_400
-            let expected = BruteForce(spec: spec, zone: zone, policy: policy).next(after: start, count: 3, until: horizon)
+            let expected = BruteForce(spec: spec, zone: zone, policy: policy).next(
+                after: start, count: 3, until: horizon)
             let dates: [Date] = try plan.nextDates(after: Date(timeIntervalSince1970: Double(start)), count: 3)
             let actual: [Int64] = dates.map { Int64($0.timeIntervalSince1970) }.filter { $0 <= horizon }
             compared += 1
@@ -247,7 +248,8 @@ struct BruteForce {
                 } else if !spec.hours.contains(Int((local / 3600) % 24)) {
                     step = 3600 - local % 3600
                 }
-                if step > 60 && offset(instant + step) != currentOffset || offset(instant + step - 60) != currentOffset {
+                if step > 60 && offset(instant + step) != currentOffset || offset(instant + step - 60) != currentOffset
+                {
                     step = 60
                 }
                 if step > 60 {

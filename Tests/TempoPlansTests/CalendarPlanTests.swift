@@ -19,16 +19,19 @@ import Testing
     }
 
     @Test func monthEndsTheThirtyFirstFebruaryAndTheLeapDay() throws {
-        let thirtyFirst = try Plan.calendar(CalendarRule(times: [TimeOfDay(hour: 0, minute: 0)], daysOfMonth: [.day(31)]), in: utc)
+        let thirtyFirst = try Plan.calendar(
+            CalendarRule(times: [TimeOfDay(hour: 0, minute: 0)], daysOfMonth: [.day(31)]), in: utc)
         #expect(
             try Fixture.next(thirtyFirst, after: "2026-01-31T12:00:00Z", count: 3, in: utc)
                 == ["2026-03-31T00:00:00Z", "2026-05-31T00:00:00Z", "2026-07-31T00:00:00Z"])
-        let last = try Plan.calendar(CalendarRule(times: [TimeOfDay(hour: 18, minute: 0)], daysOfMonth: [.last]), in: utc)
+        let last = try Plan.calendar(
+            CalendarRule(times: [TimeOfDay(hour: 18, minute: 0)], daysOfMonth: [.last]), in: utc)
         #expect(
             try Fixture.next(last, after: "2027-12-31T19:00:00Z", count: 3, in: utc)
                 == ["2028-01-31T18:00:00Z", "2028-02-29T18:00:00Z", "2028-03-31T18:00:00Z"])
         let leapDay = try Plan.calendar(
-            CalendarRule(times: [TimeOfDay(hour: 12, minute: 0)], daysOfMonth: [.day(29)], months: [.february]), in: utc)
+            CalendarRule(times: [TimeOfDay(hour: 12, minute: 0)], daysOfMonth: [.day(29)], months: [.february]), in: utc
+        )
         #expect(
             try Fixture.next(leapDay, after: "2026-01-01T00:00:00Z", count: 3, in: utc)
                 == ["2028-02-29T12:00:00Z", "2032-02-29T12:00:00Z", "2036-02-29T12:00:00Z"])
@@ -47,7 +50,10 @@ import Testing
             (CalendarRule(times: [TimeOfDay(hour: 9, minute: 60)]), .invalidRule),
             (CalendarRule(times: [TimeOfDay(hour: 9, minute: 0)], daysOfMonth: [.day(0)]), .invalidRule),
             (CalendarRule(times: [TimeOfDay(hour: 9, minute: 0)], weekdays: []), .invalidRule),
-            (CalendarRule(times: [TimeOfDay(hour: 9, minute: 0)], daysOfMonth: [.day(30)], months: [.february]), .neverFires),
+            (
+                CalendarRule(times: [TimeOfDay(hour: 9, minute: 0)], daysOfMonth: [.day(30)], months: [.february]),
+                .neverFires
+            ),
         ]
         for (rule, code) in bad {
             let error = #expect(throws: PlanError.self) { try Plan.calendar(rule, in: utc) }
@@ -65,16 +71,20 @@ import Testing
         #expect(
             try Fixture.next(firstTwo, after: "2026-01-01T00:00:00Z", count: 10, in: utc)
                 == ["2026-01-01T01:00:00Z", "2026-01-01T02:00:00Z"])
-        #expect(try Fixture.next(firstTwo, after: "2026-01-01T01:00:00Z", count: 10, in: utc) == ["2026-01-01T02:00:00Z"])
+        #expect(
+            try Fixture.next(firstTwo, after: "2026-01-01T01:00:00Z", count: 10, in: utc) == ["2026-01-01T02:00:00Z"])
         #expect(throws: PlanError.self) { try hourly.first(0) }
-        #expect(try hourly.starting(at: Fixture.date("2026-02-01T00:00:00Z")).nextDate(after: Fixture.date("2026-01-01T00:00:00Z"))
-            == Fixture.date("2026-02-01T00:00:00Z"))
+        #expect(
+            try hourly.starting(at: Fixture.date("2026-02-01T00:00:00Z")).nextDate(
+                after: Fixture.date("2026-01-01T00:00:00Z"))
+                == Fixture.date("2026-02-01T00:00:00Z"))
     }
 
     @Test func everyIntervalUntilADateAndOffsets() throws {
         let every2h = try Plan.every(.seconds(7200), anchor: Fixture.date("2026-01-01T00:00:00Z"))
         let untilFriday = try every2h.until(Fixture.date("2026-01-02T00:00:00Z"))  // a Friday
-        #expect(try untilFriday.nextDates(after: Fixture.date("2026-01-01T19:00:00Z"), count: 5).count == 3)  // 20:00, 22:00 and 00:00: `until` includes its date
+        // 20:00, 22:00 and 00:00: `until` includes its date.
+        #expect(try untilFriday.nextDates(after: Fixture.date("2026-01-01T19:00:00Z"), count: 5).count == 3)
         let before = try Plan.cron("0 10 * * *", in: utc).offset(by: .seconds(-600))
         #expect(try Fixture.next(before, after: "2026-01-01T00:00:00Z", count: 1, in: utc) == ["2026-01-01T09:50:00Z"])
         for interval in [Duration.zero, .seconds(-1), .nanoseconds(1) / 2] {
@@ -83,8 +93,10 @@ import Testing
     }
 
     @Test func fixedDatesUnionAndIntersection() throws {
-        let dates = try Plan.dates([Fixture.date("2026-05-01T12:00:00Z"), Fixture.date("2026-04-01T12:00:00Z"),
-                                    Fixture.date("2026-04-01T12:00:00Z")])
+        let dates = try Plan.dates([
+            Fixture.date("2026-05-01T12:00:00Z"), Fixture.date("2026-04-01T12:00:00Z"),
+            Fixture.date("2026-04-01T12:00:00Z"),
+        ])
         let noon = try Plan.cron("0 12 1 * *", in: utc)
         #expect(
             try Fixture.next(dates.union(noon), after: "2026-03-15T00:00:00Z", count: 3, in: utc)

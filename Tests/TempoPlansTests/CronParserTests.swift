@@ -17,15 +17,27 @@ import Testing
             try next("5,10-12/2 3 * * *")
                 == ["2026-01-01T03:05:00Z", "2026-01-01T03:10:00Z", "2026-01-01T03:12:00Z", "2026-01-02T03:05:00Z"])
         // `a/n` runs from a to the field's maximum.
-        #expect(try next("50/5 0 * * *", count: 3) == ["2026-01-01T00:50:00Z", "2026-01-01T00:55:00Z", "2026-01-02T00:50:00Z"])
+        #expect(
+            try next("50/5 0 * * *", count: 3) == [
+                "2026-01-01T00:50:00Z", "2026-01-01T00:55:00Z", "2026-01-02T00:50:00Z",
+            ])
     }
 
     @Test func namesOfMonthsAndWeekdaysInAnyCaseAndInRanges() throws {
         // 2026-01-01 is a Thursday.
-        #expect(try next("0 8 * * mon-WED", count: 3) == ["2026-01-05T08:00:00Z", "2026-01-06T08:00:00Z", "2026-01-07T08:00:00Z"])
-        #expect(try next("0 0 1 FEB,aug *", count: 3) == ["2026-02-01T00:00:00Z", "2026-08-01T00:00:00Z", "2027-02-01T00:00:00Z"])
+        #expect(
+            try next("0 8 * * mon-WED", count: 3) == [
+                "2026-01-05T08:00:00Z", "2026-01-06T08:00:00Z", "2026-01-07T08:00:00Z",
+            ])
+        #expect(
+            try next("0 0 1 FEB,aug *", count: 3) == [
+                "2026-02-01T00:00:00Z", "2026-08-01T00:00:00Z", "2027-02-01T00:00:00Z",
+            ])
         // FRI-SUN runs Friday to Sunday; 7 is Sunday too.
-        #expect(try next("0 0 * * FRI-SUN", count: 3) == ["2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z", "2026-01-04T00:00:00Z"])
+        #expect(
+            try next("0 0 * * FRI-SUN", count: 3) == [
+                "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z", "2026-01-04T00:00:00Z",
+            ])
         #expect(try next("0 0 * * 7", count: 1) == ["2026-01-04T00:00:00Z"])
     }
 
@@ -36,7 +48,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("@yearly", "2027-01-01T00:00:00Z"), ("@annually", "2027-01-01T00:00:00Z"), ("@monthly", "2026-02-01T00:00:00Z"),
+        ("@yearly", "2027-01-01T00:00:00Z"), ("@annually", "2027-01-01T00:00:00Z"),
+        ("@monthly", "2026-02-01T00:00:00Z"),
         ("@weekly", "2026-01-04T00:00:00Z"), ("@daily", "2026-01-02T00:00:00Z"), ("@midnight", "2026-01-02T00:00:00Z"),
         ("@hourly", "2026-01-01T01:00:00Z"),
     ])
@@ -54,7 +67,10 @@ import Testing
     }
 
     @Test func lastDayOfTheMonthAndQuestionMarkAreAccepted() throws {
-        #expect(try next("0 12 L * ?", count: 3) == ["2026-01-31T12:00:00Z", "2026-02-28T12:00:00Z", "2026-03-31T12:00:00Z"])
+        #expect(
+            try next("0 12 L * ?", count: 3) == [
+                "2026-01-31T12:00:00Z", "2026-02-28T12:00:00Z", "2026-03-31T12:00:00Z",
+            ])
     }
 
     @Test func impossibleDatesAreRejectedAsNeverFiring() throws {

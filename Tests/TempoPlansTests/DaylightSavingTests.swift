@@ -47,8 +47,9 @@ import Testing
                 == ["2026-10-25T02:00:00+02:00", "2026-10-25T02:00:00+01:00", "2026-10-25T03:00:00+01:00"])
         // Explicit policies override cron's rule for wildcard plans too.
         #expect(
-            try next("0 * * * *", in: Fixture.berlin, after: "2026-10-24T23:30:00Z", count: 2,
-                     policy: .init(repeated: .once))
+            try next(
+                "0 * * * *", in: Fixture.berlin, after: "2026-10-24T23:30:00Z", count: 2,
+                policy: .init(repeated: .once))
                 == ["2026-10-25T02:00:00+02:00", "2026-10-25T03:00:00+01:00"])
     }
 
@@ -61,19 +62,31 @@ import Testing
     // MARK: America/New_York: 02:00 → 03:00 on the second Sunday of March, 02:00 → 01:00 on the first Sunday of November.
 
     @Test(arguments: [
-        (before: "2026-03-07", spring: "2026-03-08", autumnBefore: "2026-10-31", autumn: "2026-11-01", after: "2026-11-02"),
-        (before: "2027-03-13", spring: "2027-03-14", autumnBefore: "2027-11-06", autumn: "2027-11-07", after: "2027-11-08"),
+        (
+            before: "2026-03-07", spring: "2026-03-08", autumnBefore: "2026-10-31", autumn: "2026-11-01",
+            after: "2026-11-02"
+        ),
+        (
+            before: "2027-03-13", spring: "2027-03-14", autumnBefore: "2027-11-06", autumn: "2027-11-07",
+            after: "2027-11-08"
+        ),
     ])
-    func newYorkChangesOf2026And2027(before: String, spring: String, autumnBefore: String, autumn: String, after: String)
+    func newYorkChangesOf2026And2027(
+        before: String, spring: String, autumnBefore: String, autumn: String, after: String
+    )
         throws
     {
-        #expect(try next("30 2 * * *", in: Fixture.newYork, after: "\(before)T12:00:00Z", count: 1) == ["\(spring)T03:00:00-04:00"])
+        #expect(
+            try next("30 2 * * *", in: Fixture.newYork, after: "\(before)T12:00:00Z", count: 1) == [
+                "\(spring)T03:00:00-04:00"
+            ])
         #expect(
             try next("30 1 * * *", in: Fixture.newYork, after: "\(autumnBefore)T12:00:00Z", count: 2)
                 == ["\(autumn)T01:30:00-04:00", "\(after)T01:30:00-05:00"])
         #expect(
-            try next("30 1 * * *", in: Fixture.newYork, after: "\(autumnBefore)T12:00:00Z", count: 2,
-                     policy: .init(repeated: .both))
+            try next(
+                "30 1 * * *", in: Fixture.newYork, after: "\(autumnBefore)T12:00:00Z", count: 2,
+                policy: .init(repeated: .both))
                 == ["\(autumn)T01:30:00-04:00", "\(autumn)T01:30:00-05:00"])
         // 09:00 exists every day, at an offset that follows the change.
         #expect(
@@ -89,13 +102,15 @@ import Testing
             try next("15 2 * * *", in: Fixture.lordHowe, after: "2026-10-03T00:00:00Z", count: 2)
                 == ["2026-10-04T02:30:00+11:00", "2026-10-05T02:15:00+11:00"])
         #expect(
-            try next("15 2 * * *", in: Fixture.lordHowe, after: "2026-10-03T00:00:00Z", count: 1,
-                     policy: .init(skipped: .skip))
+            try next(
+                "15 2 * * *", in: Fixture.lordHowe, after: "2026-10-03T00:00:00Z", count: 1,
+                policy: .init(skipped: .skip))
                 == ["2026-10-05T02:15:00+11:00"])
         // 2026-04-05: 02:00 → 01:30; 01:45 happens twice.
         #expect(
-            try next("45 1 * * *", in: Fixture.lordHowe, after: "2026-04-04T00:00:00Z", count: 2,
-                     policy: .init(repeated: .both))
+            try next(
+                "45 1 * * *", in: Fixture.lordHowe, after: "2026-04-04T00:00:00Z", count: 2,
+                policy: .init(repeated: .both))
                 == ["2026-04-05T01:45:00+11:00", "2026-04-05T01:45:00+10:30"])
         #expect(
             try next("45 1 * * *", in: Fixture.lordHowe, after: "2026-04-04T00:00:00Z", count: 2)
@@ -109,13 +124,15 @@ import Testing
             try next("0 9 * * *", in: Fixture.apia, after: "2011-12-29T00:00:00Z", count: 3)
                 == ["2011-12-29T09:00:00-10:00", "2011-12-31T00:00:00+14:00", "2011-12-31T09:00:00+14:00"])
         #expect(
-            try next("0 9 * * *", in: Fixture.apia, after: "2011-12-29T00:00:00Z", count: 2,
-                     policy: .init(skipped: .skip))
+            try next(
+                "0 9 * * *", in: Fixture.apia, after: "2011-12-29T00:00:00Z", count: 2,
+                policy: .init(skipped: .skip))
                 == ["2011-12-29T09:00:00-10:00", "2011-12-31T09:00:00+14:00"])
         // A plan for the 30th only finds the next 30th that exists.
         #expect(
-            try next("0 9 30 12 *", in: Fixture.apia, after: "2011-12-01T00:00:00Z", count: 1,
-                     policy: .init(skipped: .skip))
+            try next(
+                "0 9 30 12 *", in: Fixture.apia, after: "2011-12-01T00:00:00Z", count: 1,
+                policy: .init(skipped: .skip))
                 == ["2012-12-30T09:00:00+14:00"])
     }
 

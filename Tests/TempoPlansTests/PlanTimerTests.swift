@@ -133,7 +133,8 @@ final class FireRecorder: Sendable {
     }
 
     @Test func aSkippedLocalTimeFiresAtTheChangeOnVirtualTime() throws {
-        let clock = VirtualClock(wall: TimerInstant(offset: .seconds(Int64(Fixture.date("2026-03-28T12:00:00Z").timeIntervalSince1970))))
+        let clock = VirtualClock(
+            wall: TimerInstant(offset: .seconds(Int64(Fixture.date("2026-03-28T12:00:00Z").timeIntervalSince1970))))
         let recorder = recorder
         let timer = try PlanTimer(Plan.cron("30 2 * * *", in: Fixture.berlin), scheduler: clock) { recorder.record($0) }
         timer.start()
@@ -145,7 +146,9 @@ final class FireRecorder: Sendable {
     }
 
     @Test func badLeewayIsRejected() throws {
-        #expect(throws: PlanError.self) { try PlanTimer(weekdayNines(), leeway: .seconds(-1), scheduler: clock) { _ in } }
+        #expect(throws: PlanError.self) {
+            try PlanTimer(weekdayNines(), leeway: .seconds(-1), scheduler: clock) { _ in }
+        }
     }
 }
 
