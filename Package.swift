@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Tempo", targets: ["Tempo"]),
         .library(name: "TempoTesting", targets: ["TempoTesting"]),
+        .library(name: "TempoPlans", targets: ["TempoPlans"]),
         .executable(name: "tempo", targets: ["tempo"]),
     ],
     traits: [
@@ -38,12 +39,15 @@ let package = Package(
         // What only the `tempo` command needs: latency probes, the mass-timer bench, the overlap gate of
         // `tempo every`. Internal to the package (no product), so importers of Tempo never see it.
         .target(name: "TempoTools", dependencies: ["Tempo", "TempoLocks", "CTempoShims", "CTempoToolsShims"]),
+        // Calendar plans and cron text on Tempo's wall-clock timers (uses Foundation for Calendar and TimeZone).
+        .target(name: "TempoPlans", dependencies: ["Tempo", "TempoLocks"]),
         .executableTarget(
             name: "tempo",
             dependencies: [
                 "Tempo",
                 "TempoLocks",
                 "TempoTools",
+                "TempoPlans",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(
                     name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.linux, .macOS])),
@@ -64,6 +68,10 @@ let package = Package(
         .testTarget(name: "TempoToolsTests", dependencies: ["Tempo", "TempoTools"]),
         // Runs the built `tempo` binary end to end (the dependency makes `swift build --build-tests` build it).
         .testTarget(name: "TempoCLITests", dependencies: ["tempo"]),
+        .testTarget(
+            name: "TempoPlansTests",
+            dependencies: ["Tempo", "TempoPlans", "TempoTesting", "TempoLocks"]
+        ),
     ]
 )
 

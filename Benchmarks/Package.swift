@@ -38,6 +38,19 @@ let package = Package(
             path: "Benchmarks/TickerBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Calendar plans: next-date cost of cron expressions against Foundation's Calendar, and bytes per plan.
+        .executableTarget(
+            name: "PlanBenchmarks",
+            dependencies: [
+                "CProcessStats",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Tempo", package: "Tempo"),
+                .product(name: "TempoPlans", package: "Tempo"),
+                .product(name: "TempoTesting", package: "Tempo"),
+            ],
+            path: "Benchmarks/PlanBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )
 

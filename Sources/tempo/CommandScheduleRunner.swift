@@ -4,6 +4,7 @@ import SystemPackage
 import Tempo
 import TempoLocks
 import TempoTools
+import TempoPlans
 
 #if canImport(Glibc)
 import Glibc
@@ -43,6 +44,7 @@ final class CommandScheduleRunner: Sendable {
         var scheduleEnded = false
         var continuation: CheckedContinuation<Summary, Never>?
         var timer: TempoTimer?
+        var planTimer: PlanTimer?
     }
 
     private let invocation: [String]
@@ -82,14 +84,36 @@ final class CommandScheduleRunner: Sendable {
         return summary
     }
 
+    /// Runs the schedule at the dates of `plan` (on the wall clock) until `count` dates have fired (or forever)
+    /// and the last run ended, or until ``interrupt()``.
+    func run(plan: Plan, count: Int?) async throws -> Summary {
+        let policy = state.withLock { $0.gate.policy }
+        let start = SystemScheduler.shared.now(.monotonic)
+        let timer = try PlanTimer(plan, latePolicy: policy) { [self] fire in
+            tickArrived(missed: fire.missed)
+            if let count, fire.index >= count { scheduleEnded() }
+        }
+        var summary = await withCheckedContinuation { continuation in
+            state.withLock {
+                $0.continuation = continuation
+                $0.planTimer = timer
+            }
+            timer.start()
+        }
+        timer.cancel()
+        summary.elapsed = SystemScheduler.shared.now(.monotonic) - start
+        return summary
+    }
+
     /// Stops the schedule: no new run starts; the run that is going gets SIGINT and is waited for.
     /// A second interrupt kills that run (SIGKILL).
     func interrupt() {
-        let (timer, pid, again) = state.withLock { state -> (TempoTimer?, pid_t?, Bool) in
+        let (timer, planTimer, pid, again) = state.withLock { state -> (TempoTimer?, PlanTimer?, pid_t?, Bool) in
             defer { state.summary.interrupted = true }
-            return (state.timer, state.childPID, state.summary.interrupted)
+            return (state.timer, state.planTimer, state.childPID, state.summary.interrupted)
         }
         timer?.cancel()
+        planTimer?.cancel()
         if let pid { kill(pid, again ? SIGKILL : SIGINT) }
         scheduleEnded()
     }
@@ -116,6 +140,7 @@ final class CommandScheduleRunner: Sendable {
         guard state.scheduleEnded, state.gate.isIdle, let continuation = state.continuation else { return nil }
         state.continuation = nil
         state.timer = nil
+        state.planTimer = nil
         state.summary.overlapped = state.gate.overlapped
         return (continuation, state.summary)
     }

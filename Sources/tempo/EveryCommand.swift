@@ -1,6 +1,8 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import Tempo
+import TempoPlans
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +13,10 @@ struct EveryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "every",
         abstract: "Run a command on a drift-free schedule.",
-        usage: "tempo every <interval> [--count <n>] [--late <policy>] [--shell] -- <command> [<args> ...]",
+        usage: """
+            tempo every <interval> [--count <n>] [--late <policy>] [--shell] -- <command> [<args> ...]
+              tempo every --cron "<cron text>" [--tz <zone>] [--count <n>] [--late <policy>] [--shell] -- <command> ...
+            """,
         discussion: """
             The first run starts at once, run k at start + k·INTERVAL however long the runs take, so \
             nothing drifts. The command runs directly (no shell) unless you pass --shell, and its \
@@ -19,12 +24,20 @@ struct EveryCommand: AsyncParsableCommand {
             decides: coalesce (default) starts one run as soon as the current one ends, burst starts \
             one run per missed tick back to back, skip waits for the next tick. Non-zero exits are \
             reported and counted. Ctrl-C stops the schedule, waits for the current run (a second \
-            Ctrl-C kills it), and prints a summary. The exit status is 0 when every run succeeded and 1 otherwise.
+            Ctrl-C kills it), and prints a summary. The exit status is 0 when every run succeeded and 1 otherwise. \
+            With --cron instead of an interval, runs start at the dates of the cron text (in --tz, default the \
+            current zone) on the wall clock, the first at the next such date; see `tempo next`.
             """
     )
 
-    @Argument(help: "The interval, like 250ms, 1.5s, 2m or 1h30m.")
-    var interval: String
+    @Argument(help: "The interval, like 250ms, 1.5s, 2m or 1h30m (or use --cron).")
+    var interval: String?
+
+    @Option(name: .long, help: "Run at the dates of this cron text instead of every interval, like \"*/5 * * * *\".")
+    var cron: String?
+
+    @Option(name: .long, help: "The time zone of --cron, like Europe/Berlin (default: the current zone).")
+    var tz: String?
 
     @Option(name: .long, help: "Stop after this many ticks of the schedule (default: until Ctrl-C).")
     var count: Int?
@@ -39,18 +52,33 @@ struct EveryCommand: AsyncParsableCommand {
     var command: [String] = []
 
     mutating func validate() throws {
-        _ = try parseDuration(interval, option: "<interval>")
+        switch (interval, cron) {
+        case (let interval?, nil): _ = try parseDuration(interval, option: "<interval>")
+        case (nil, _?): _ = try cronPlan()
+        case (_?, _?): throw ValidationError("give either an <interval> or --cron, not both")
+        case (nil, nil): throw ValidationError("missing the <interval> (or --cron \"<cron text>\")")
+        }
         try validateCount(count, option: "--count")
         guard let first = command.first else {
-            throw ValidationError("missing the command to run: tempo every \(interval) -- COMMAND [ARGS...]")
+            throw ValidationError(
+                "missing the command to run: tempo every \(interval ?? "--cron ...") -- COMMAND [ARGS...]")
         }
         if !shell && resolveExecutable(first) == nil {
             throw ValidationError("command '\(first)' not found or not executable")
         }
     }
 
+    /// The plan of `--cron` in `--tz`, or a usage error naming the bad field or zone.
+    private func cronPlan() throws -> Plan {
+        do {
+            let zone = try tz.map { try Plan.timeZone(identifier: $0) } ?? TimeZone.current
+            return try Plan.cron(cron ?? "", in: zone)
+        } catch let error as PlanError {
+            throw ValidationError("--cron: '\(error.text)': \(error.description)")
+        }
+    }
+
     func run() async throws {
-        let interval = try parseDuration(interval, option: "<interval>")
         let invocation: [String]
         if shell {
             invocation = ["/bin/sh", "-c", command.joined(separator: " ")]
@@ -65,7 +93,12 @@ struct EveryCommand: AsyncParsableCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler { runner.interrupt() }
         interrupt.resume()
-        let summary = try await runner.run(every: interval, count: count)
+        let summary =
+            if let interval {
+                try await runner.run(every: parseDuration(interval, option: "<interval>"), count: count)
+            } else {
+                try await runner.run(plan: cronPlan(), count: count)
+            }
         interrupt.cancel()
         printError(summary.text)
         if summary.failures > 0 {

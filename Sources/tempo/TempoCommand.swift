@@ -7,6 +7,7 @@ struct TempoCommand: AsyncParsableCommand {
         abstract: "Measure timer punctuality and run things on a drift-free schedule.",
         subcommands: [
             LatencyCommand.self, BenchCommand.self, EveryCommand.self, CountdownCommand.self, TickCommand.self,
+            NextCommand.self,
         ]
     )
 }

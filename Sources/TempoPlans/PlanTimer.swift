@@ -1,0 +1,223 @@
+public import Dispatch
+public import Foundation
+public import Tempo
+import TempoLocks
+
+/// A timer that fires at each date of a ``Plan``, on the wall clock.
+///
+/// ```swift
+/// let plan = try Plan.cron("0 9 * * MON-FRI", in: TimeZone(identifier: "Europe/Berlin")!)
+/// let timer = try PlanTimer(plan) { fire in
+///     print("report for \(fire.planned), \(fire.missed) missed")
+/// }
+/// timer.start()
+/// ```
+///
+/// ## Timing
+/// - **Dates**: after ``start()``, the timer fires for each date of the plan strictly after the moment it
+///   started. Each date is armed as a one-shot `TempoTimer` on `TimerClock.wall` at that instant, so it
+///   **never fires early**, and when the system clock is set (forward or back) the pending date is still
+///   met when the clock reads it. The next date is computed after each fire (re-planned), from the plan, not
+///   by adding an interval.
+/// - **Late dates**: when the timer wakes after more than one date is due (the machine slept, the clock was
+///   set forward, a handler ran long), `LateTickPolicy` decides, as for `TempoTimer`: coalesce
+///   (default) fires once for the most recent due date with ``PlanFire/missed`` counting the others; burst
+///   fires for each (at most ``maximumBurst`` per wakeup); skip drops them and reports them with the next fire.
+///   A date that is merely late fires under every policy.
+/// - **Never twice**: each planned date is served once. After the wall clock is set back, the timer waits for
+///   the first date after the last one it served, even if earlier dates are in the future again.
+/// - **Cancellation**: once ``cancel()`` has returned, no further date is claimed for delivery. At most one fire,
+///   claimed before the cancel took effect, may still be entering or running its handler; `cancel()` never
+///   waits for user code.
+/// - **Time zones**: dates come from the plan, which reads its zone's rules once per process; an update of
+///   the system's time-zone database is seen by new processes.
+///
+/// ## Ownership
+/// A running plan timer is kept alive by the pending wall-clock deadline, like `TempoTimer`: releasing your
+/// last reference does not stop it (call ``cancel()``).
+///
+/// ## Thread safety
+/// Every method may be called from any thread. Handlers run on the timer's serial queue, one at a time, in
+/// date order; no user code runs under the timer's lock.
+public final class PlanTimer: Sendable {
+    /// A closure called for each fire.
+    public typealias Handler = @Sendable (PlanFire) -> Void
+
+    /// The lifecycle state of a ``PlanTimer``.
+    public enum State: Hashable, Sendable {
+        /// Created and never started.
+        case idle
+        /// Started; the next date is armed.
+        case running
+        /// The plan has no more dates.
+        case finished
+        /// Cancelled.
+        case cancelled
+    }
+
+    /// The most fires a `LateTickPolicy.burst` hands over back to back for one wakeup: 1,024. When more
+    /// planned dates are due at once (the wall clock was set years ahead), the oldest are dropped and counted in
+    /// the first fire's ``PlanFire/missed``.
+    public static let maximumBurst = PlanCursor.maximumBurst
+
+    /// The latest instant a wall-clock `TempoTimer` accepts as its first tick; a later date is armed here and
+    /// re-armed when it is reached (never early).
+    private static let armLimit = PlanInstant.nanoseconds(
+        TimerInstant(offset: TempoError.maximumDuration / 2 - .seconds(1)))
+
+    private struct Mutable {
+        var state: State = .idle
+        var cursor: PlanCursor?
+        var timer: TempoTimer?
+        var generation: UInt64 = 0
+        var nextDate: Int64?
+    }
+
+    /// The plan this timer runs.
+    public let plan: Plan
+    /// What happens to dates that fall due while the timer could not fire.
+    public let latePolicy: LateTickPolicy
+    /// How late past a date the fire may run so that wakeups can be batched.
+    public let leeway: Duration
+    private let scheduler: any TimerScheduler
+    private let queue: DispatchQueue
+    private let handler: Handler
+    private let mutable = TempoMutex(Mutable())
+
+    /// Creates a plan timer, in the ``State/idle`` state; call ``start()`` to run it.
+    ///
+    /// - Parameters:
+    ///   - plan: The plan.
+    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
+    ///   - leeway: How late a fire may run to batch wakeups (default zero).
+    ///   - queue: Where handlers run (default: a private serial queue). Runs never overlap on a serial queue.
+    ///   - scheduler: The scheduler that provides wall-clock time (default `SystemScheduler.shared`; pass a
+    ///     `VirtualClock` in tests).
+    ///   - handler: Called for each fire.
+    /// - Throws: ``PlanError`` with ``PlanError/Code/invalidLeeway`` for a negative or oversized leeway.
+    public init(
+        _ plan: Plan,
+        latePolicy: LateTickPolicy = .coalesce,
+        leeway: Duration = .zero,
+        queue: DispatchQueue? = nil,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        handler: @escaping Handler
+    ) throws(PlanError) {
+        try Self.validate(leeway: leeway)
+        self.plan = plan
+        self.latePolicy = latePolicy
+        self.leeway = leeway
+        self.scheduler = scheduler
+        self.queue = queue ?? DispatchQueue(label: "tempo.plan")
+        self.handler = handler
+    }
+
+    static func validate(leeway: Duration) throws(PlanError) {
+        do {
+            try TempoError.validateLeeway(leeway)
+        } catch {
+            throw PlanError(.invalidLeeway, text: error.value, message: error.message)
+        }
+    }
+
+    /// The timer's lifecycle state.
+    public var state: State { mutable.withLock { $0.state } }
+
+    /// The next planned date the timer waits for, or `nil` when it is not running.
+    public var nextDate: Date? {
+        mutable.withLock { $0.state == .running ? $0.nextDate.map(PlanInstant.date) : nil }
+    }
+
+    /// The number of fires since the timer was created.
+    public var fireCount: Int { mutable.withLock { $0.cursor?.fired ?? 0 } }
+
+    /// Starts the timer: it fires for the plan's dates after now. Does nothing while running. After
+    /// ``cancel()`` or when finished it starts again from now, still never serving a date twice.
+    public func start() {
+        let now = PlanInstant.nanoseconds(scheduler.now(.wall))
+        let started = mutable.withLock { mutable -> Bool in
+            guard mutable.state != .running else { return false }
+            if mutable.cursor == nil {
+                mutable.cursor = PlanCursor(node: plan.node, policy: latePolicy, start: now)
+            } else {
+                mutable.cursor?.restart(at: now)
+            }
+            mutable.state = .running
+            mutable.generation += 1
+            return true
+        }
+        if started { advance() }
+    }
+
+    /// Cancels the timer: no date is claimed for delivery after this returns (a fire claimed just before may still
+    /// run). Does nothing unless the timer is running.
+    public func cancel() {
+        let timer = mutable.withLock { mutable -> TempoTimer? in
+            guard mutable.state == .running else { return nil }
+            mutable.state = .cancelled
+            mutable.generation += 1
+            mutable.nextDate = nil
+            defer { mutable.timer = nil }
+            return mutable.timer
+        }
+        timer?.cancel()
+    }
+
+    /// Decides what is due, delivers it (outside the lock), and arms the next date.
+    private func advance() {
+        while true {
+            let now = scheduler.now(.wall)
+            let step = mutable.withLock { mutable -> (UInt64, PlanCursor.Decision, Int)? in
+                guard mutable.state == .running, var cursor = mutable.cursor else { return nil }
+                let decision = cursor.decide(now: PlanInstant.nanoseconds(now))
+                mutable.cursor = cursor
+                switch decision {
+                case .finished:
+                    mutable.state = .finished
+                    mutable.nextDate = nil
+                    mutable.timer = nil
+                case .wait(let date):
+                    mutable.nextDate = date
+                case .deliver:
+                    break
+                }
+                return (mutable.generation, decision, cursor.fired)
+            }
+            guard let (generation, decision, index) = step else { return }
+            switch decision {
+            case .finished:
+                return
+            case .deliver(let planned, let missed):
+                let lateness = max(.zero, now - PlanInstant.timerInstant(planned))
+                handler(
+                    PlanFire(planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index))
+            case .wait(let date):
+                arm(date, generation: generation)
+                return
+            }
+        }
+    }
+
+    private func arm(_ date: Int64, generation: UInt64) {
+        let deadline = PlanInstant.timerInstant(min(date, Self.armLimit))
+        let timer: TempoTimer
+        do {
+            timer = try TempoTimer(
+                every: .seconds(1), repeats: .once, first: .at(deadline), leeway: leeway,
+                delivery: .queue(queue), clock: .wall, scheduler: scheduler
+            ) { [self] _ in
+                guard mutable.withLock({ $0.generation == generation && $0.state == .running }) else { return }
+                advance()
+            }
+        } catch {
+            // Unreachable: the interval, leeway and instant were validated.
+            preconditionFailure("plan timer could not arm \(deadline): \(error)")
+        }
+        let current = mutable.withLock { mutable -> Bool in
+            guard mutable.generation == generation, mutable.state == .running else { return false }
+            mutable.timer = timer
+            return true
+        }
+        if current { timer.start() }
+    }
+}
