@@ -3,8 +3,8 @@ import Synchronization
 import SystemPackage
 import Tempo
 import TempoLocks
-import TempoTools
 import TempoPlans
+import TempoTools
 
 #if canImport(Glibc)
 import Glibc
