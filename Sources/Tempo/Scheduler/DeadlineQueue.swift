@@ -30,7 +30,9 @@ package struct DeadlineQueue: Sendable {
 
     package var isEmpty: Bool { actions.isEmpty }
 
-    /// Adds an action. - Complexity: O(log n).
+    /// Adds an action.
+    ///
+    /// - Complexity: O(log n).
     package mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, action: @escaping Action) {
         let latest = deadline + leeway
         actions[id] = (Entry(deadline: deadline, latest: latest, id: id), action)
@@ -41,7 +43,9 @@ package struct DeadlineQueue: Sendable {
     }
 
     /// Removes an action and returns it (to be released outside the caller's lock), or `nil` if it was
-    /// not live. - Complexity: amortized O(1).
+    /// not live.
+    ///
+    /// - Complexity: amortized O(1).
     @discardableResult
     package mutating func remove(id: UInt64) -> Action? {
         guard let removed = actions.removeValue(forKey: id) else { return nil }
@@ -102,14 +106,17 @@ package struct DeadlineQueue: Sendable {
         )
     }
 
-    #if DEBUG
-    /// Checks the heaps' ordering and that every live entry is in the deadline heap.
+    /// Checks the heaps' ordering and that every live entry is in the deadline heap (debug builds only; a no-op
+    /// in release builds).
+    ///
+    /// - Complexity: O(n) in debug builds.
     package func _checkInvariants() {
+        #if DEBUG
         byDeadline._checkInvariants()
         byLatest._checkInvariants()
         precondition(byDeadline.count >= actions.count, "deadline heap lost entries")
+        #endif
     }
-    #endif
 }
 
 /// A minimal array-backed binary min-heap.
@@ -168,11 +175,14 @@ package struct BinaryHeap<Element: Comparable & Sendable>: Sendable {
         }
     }
 
-    #if DEBUG
+    /// Checks the heap order (debug builds only; a no-op in release builds).
+    ///
+    /// - Complexity: O(n) in debug builds.
     package func _checkInvariants() {
+        #if DEBUG
         for index in storage.indices.dropFirst() {
             precondition(!(storage[index] < storage[(index - 1) / 2]), "heap order violated at \(index)")
         }
+        #endif
     }
-    #endif
 }

@@ -136,9 +136,12 @@ public final class TimingWheel: Sendable {
         return nanoseconds.map { origin + .nanoseconds($0) }
     }
 
-    #if DEBUG
-    /// Checks the wheel's invariants (tests only); traps when one is broken.
+    /// Checks the wheel's invariants and traps when one is broken; a no-op in release builds (checks are compiled
+    /// only with `DEBUG`), so tests may call it freely.
+    ///
+    /// - Complexity: O(capacity) in debug builds, O(1) otherwise.
     public func _checkInvariants() {
+        #if DEBUG
         state.withLock { state in
             state.core._checkInvariants()
             if let next = state.core.nextExpiration() {
@@ -146,8 +149,8 @@ public final class TimingWheel: Sendable {
                 precondition(state.armed != nil, "timers pending but no driver action armed")
             }
         }
+        #endif
     }
-    #endif
 }
 
 /// The source of ``TimingWheel``'s identities (wrapping: two wheels share an id only 2^32 wheels apart).

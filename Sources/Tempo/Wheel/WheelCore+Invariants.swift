@@ -1,4 +1,3 @@
-#if DEBUG
 extension WheelCore {
     /// Checks the wheel's structural invariants; traps with a message when one is broken.
     ///
@@ -6,8 +5,11 @@ extension WheelCore {
     /// non-empty; every armed entry sits in a list that comes due after ``now`` (the expired list excepted)
     /// and no later than its own due tick; ``count`` matches the armed entries and the free list holds the rest.
     ///
-    /// - Complexity: O(capacity).
+    /// Checks run in debug builds only; in release builds this is a no-op.
+    ///
+    /// - Complexity: O(capacity) in debug builds.
     func _checkInvariants() {
+        #if DEBUG
         var seen = 0
         for list in 0..<Self.sentinelCount {
             let sentinel = UInt32(list)
@@ -42,8 +44,10 @@ extension WheelCore {
             precondition(free <= capacity, "cycle in the free list")
         }
         precondition(free + count + Self.sentinelCount == capacity, "\(free) free + \(count) armed != \(capacity)")
+        #endif
     }
 
+    #if DEBUG
     private func checkPlacement(_ index: UInt32, list: UInt32) {
         let due = dueTick(entries[Int(index)].deadline)
         switch list {
@@ -61,5 +65,5 @@ extension WheelCore {
             precondition(comesDue <= due, "entry \(index) due at \(due) sits in a slot due later, at \(comesDue)")
         }
     }
+    #endif
 }
-#endif
