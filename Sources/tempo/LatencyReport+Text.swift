@@ -3,6 +3,7 @@ import Tempo
 extension LatencyReport {
     static let columns = [
         "backend", "ticks", "p50", "p90", "p99", "p99.9", "max", "min", "drift", "p50/floor", "p99/floor",
+        "wakeups/tick", "cpu µs/tick",
     ]
 
     /// One row of cells per backend, in the order of ``columns``; lateness in µs.
@@ -20,6 +21,8 @@ extension LatencyReport {
                 formatMicros(stat.driftMicros),
                 formatRatio(ratio(stat.p50, floor?.p50)),
                 formatRatio(ratio(stat.p99, floor?.p99)),
+                String((stat.wakeupsPerTick * 100).rounded() / 100),
+                formatMicros(stat.cpuMicrosPerTick),
             ]
         }
     }
@@ -40,7 +43,9 @@ extension LatencyReport {
         }
         var text =
             "tempo latency: period \(formatDuration(period)), \(formatDuration(duration)) per backend, taking turns in \(rounds) round\(rounds == 1 ? "" : "s")\n"
-        text += "lateness in µs (HdrHistogram, 3 significant digits); drift = last tick vs its slot on the grid\n\n"
+        text += "lateness in µs (HdrHistogram, 3 significant digits); drift = last tick vs its slot on the grid\n"
+        text +=
+            "wakeups/tick and cpu µs/tick: the whole process's context switches and CPU time (getrusage) per tick\n\n"
         text += line(header) + "\n"
         for row in body { text += line(row) + "\n" }
         for stat in stats where stat.early > 0 {
@@ -82,7 +87,7 @@ extension LatencyReport {
                 "backend", "ticks", "missed", "early", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "min_us",
                 "drift_us",
             ]
-            + ["p50_ratio_to_floor", "p99_ratio_to_floor"]
+            + ["p50_ratio_to_floor", "p99_ratio_to_floor", "wakeups_per_tick", "cpu_us_per_tick"]
         var text = header.joined(separator: ",") + "\n"
         for (stat, row) in zip(stats, rows()) {
             var cells = row
@@ -116,6 +121,8 @@ extension LatencyReport {
                 "\"drift_us\": \(number(stat.driftMicros))",
                 "\"p50_ratio_to_floor\": \(number(ratio(stat.p50, floor?.p50)))",
                 "\"p99_ratio_to_floor\": \(number(ratio(stat.p99, floor?.p99)))",
+                "\"wakeups_per_tick\": \(number(stat.wakeupsPerTick))",
+                "\"cpu_us_per_tick\": \(number(stat.cpuMicrosPerTick))",
             ]
             return "    {" + fields.joined(separator: ", ") + "}"
         }

@@ -10,6 +10,10 @@ struct LatencyStats {
     let early: Int
     let histogram: Histogram<UInt64>
     let driftMicros: Double
+    /// Process wakeups (context switches) per tick during the measurement.
+    let wakeupsPerTick: Double
+    /// Process CPU time per tick, in µs.
+    let cpuMicrosPerTick: Double
 
     init(_ samples: LatencyProbe.Samples) {
         var histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
@@ -22,6 +26,8 @@ struct LatencyStats {
         self.early = samples.early
         self.histogram = histogram
         self.driftMicros = samples.drift.microseconds
+        self.wakeupsPerTick = samples.wakeupsPerTick
+        self.cpuMicrosPerTick = samples.cpuPerTick.microseconds
     }
 
     /// The lateness at `percentile` (0...100) in microseconds.

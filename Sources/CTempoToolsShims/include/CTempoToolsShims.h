@@ -4,6 +4,7 @@
 // C helpers for the measuring tools of the `tempo` command (TempoTools). Not part of the Tempo library.
 
 #include <stdint.h>
+#include <sys/resource.h>
 
 #ifdef __linux__
 #include <errno.h>
@@ -25,6 +26,17 @@ static inline int ctempo_sleep_until(int clockid, int64_t sec, int64_t nsec) {
     return result;
 }
 #endif
+
+/// The CPU time (user + system, in nanoseconds) and the context switches (voluntary + involuntary) of the whole
+/// process so far, from `getrusage(RUSAGE_SELF)`. A thread that blocks and is woken again counts one voluntary
+/// switch, so the difference over a measurement counts the process's wakeups.
+static inline void ctempo_process_usage(int64_t *cpuNanoseconds, int64_t *contextSwitches) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    *cpuNanoseconds = ((int64_t)usage.ru_utime.tv_sec + (int64_t)usage.ru_stime.tv_sec) * 1000000000
+        + ((int64_t)usage.ru_utime.tv_usec + (int64_t)usage.ru_stime.tv_usec) * 1000;
+    *contextSwitches = (int64_t)usage.ru_nvcsw + (int64_t)usage.ru_nivcsw;
+}
 
 /// Whether ``ctempo_heap_bytes_in_use`` can read the allocator (glibc 2.33 or later, for `mallinfo2`).
 static inline int ctempo_heap_bytes_available(void) {

@@ -68,13 +68,26 @@ public enum LatencyProbe {
         /// An anchored timer keeps this near one tick's lateness however long it runs; a timer that
         /// re-armed relative to its own late wakeups would accumulate the lateness of every tick here.
         public let drift: Duration
+        /// Context switches of the whole process during the measurement (`getrusage`): each time a thread
+        /// blocked and was woken counts one, so this counts wakeups (plus the probe's own progress wakeups,
+        /// about five a second).
+        public var contextSwitches = 0
+        /// CPU time (user + system) of the whole process during the measurement.
+        public var cpuTime = Duration.zero
 
         /// The number of ticks measured.
         public var ticks: Int { latenessNanoseconds.count }
 
+        /// Process wakeups per measured tick: 1 when a tick costs one thread wakeup; a backend that hops to a
+        /// second thread (a delivery queue) or wakes early and spins shows more.
+        public var wakeupsPerTick: Double { ticks == 0 ? 0 : Double(contextSwitches) / Double(ticks) }
+
+        /// Process CPU time per measured tick.
+        public var cpuPerTick: Duration { ticks == 0 ? .zero : cpuTime / ticks }
+
         /// These samples followed by those of a later measurement of the same backend; the drift is the later one's.
         func appending(_ later: Samples) -> Samples {
-            Samples(
+            var merged = Samples(
                 backend: backend,
                 period: period,
                 slots: slots + later.slots,
@@ -83,6 +96,9 @@ public enum LatencyProbe {
                 early: early + later.early,
                 drift: later.drift
             )
+            merged.contextSwitches = contextSwitches + later.contextSwitches
+            merged.cpuTime = cpuTime + later.cpuTime
+            return merged
         }
     }
 
@@ -104,6 +120,7 @@ public enum LatencyProbe {
         let slots = try slotCount(period: period, duration: duration)
         let start = PlatformClock.now(.monotonic)
         let recorder = LatencyRecorder(start: start, period: period, slots: slots)
+        let before = ProcessUsage.now()
         switch backend {
         case .floor: runFloor(recorder, progress: progress)
         case .dispatchSource: runDispatch(recorder, progress: progress)
@@ -111,7 +128,11 @@ public enum LatencyProbe {
             try runTempo(recorder, delivery: backend == .tempoPrecise ? .immediate : .privateQueue, progress: progress)
         case .wheel: try runWheel(recorder, progress: progress)
         }
-        return recorder.samples(backend: backend)
+        let after = ProcessUsage.now()
+        var samples = recorder.samples(backend: backend)
+        samples.contextSwitches = after.contextSwitches - before.contextSwitches
+        samples.cpuTime = after.cpuTime - before.cpuTime
+        return samples
     }
 
     /// Measures several backends one at a time, interleaved: the duration is split into `rounds`, and

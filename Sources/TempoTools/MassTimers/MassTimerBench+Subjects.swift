@@ -45,7 +45,7 @@ extension MassTimerBench {
         }
         let armed = now() - armStart
         let bytes =
-            heapBytes() - heapBefore - Int64(sources.capacity * MemoryLayout<any DispatchSourceTimer>.stride)
+            heapBytes() - heapBefore
         let cancelStart = now()
         for (index, source) in sources.enumerated() {
             source.cancel()

@@ -15,7 +15,7 @@ extension MassTimerBench {
             report(index, of: count, progress)
         }
         let armed = now() - armStart
-        let bytes = heapBytes() - heapBefore - Int64(handles.capacity * MemoryLayout<TimingWheel.Handle>.stride)
+        let bytes = heapBytes() - heapBefore
         let cancelStart = now()
         for (index, handle) in handles.enumerated() {
             wheel.cancel(handle)
