@@ -62,7 +62,8 @@ public final class TempoTimer: Sendable {
     ///   - first: When the first tick is due (default: one interval after start).
     ///   - leeway: How late a tick may run so that wakeups can be batched (default zero).
     ///   - latePolicy: What happens to missed ticks (default ``LateTickPolicy/coalesce``).
-    ///   - delivery: Where handlers run (default a private serial queue).
+    ///   - delivery: Where handlers run (default ``TimerDelivery/privateQueue``: a serial lane of the timer on the
+    ///     shared delivery pool).
     ///   - clock: The clock deadlines are measured on (default ``TimerClock/monotonic``).
     ///   - scheduler: The scheduler that provides time (default ``SystemScheduler/shared``; pass a
     ///     `VirtualClock` in tests).
@@ -117,7 +118,7 @@ public final class TempoTimer: Sendable {
         self.clock = configuration.clock
         self.targetIsAlive = targetIsAlive
         switch configuration.delivery.kind {
-        case .privateQueue: queue = DispatchQueue(label: "tempo.timer")
+        case .privateQueue: queue = DeliveryPool.queue
         case .queue(let target): queue = target
         case .immediate: queue = nil
         }

@@ -13,7 +13,12 @@ public struct TimerDelivery: Sendable {
 
     let kind: Kind
 
-    /// A serial queue owned by the timer (the default).
+    /// The default: off the driver thread, in a serial lane of the timer's own on Tempo's shared delivery pool.
+    ///
+    /// The timer's handler runs are serial and in order, as on a private serial queue, but the timer owns no
+    /// queue: every timer's lane runs on one shared concurrent Dispatch queue, whose worker threads number about
+    /// one per core, so many timers due at once do not start a thread each. Runs of different timers may run in
+    /// parallel; a handler that blocks holds one pool thread, not the driver.
     public static let privateQueue = TimerDelivery(kind: .privateQueue)
 
     /// The given queue: `.main`, a global queue or one of your own.

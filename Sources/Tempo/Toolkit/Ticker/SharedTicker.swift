@@ -76,7 +76,8 @@ public final class SharedTicker: Sendable {
     ///   - interval: The period of the underlying timer, the finest any subscriber gets.
     ///   - leeway: How late a tick may run to batch wakeups.
     ///   - latePolicy: What happens to missed ticks (default ``LateTickPolicy/coalesce``).
-    ///   - delivery: Where handlers run (default a private serial queue).
+    ///   - delivery: Where handlers run (default ``TimerDelivery/privateQueue``: a serial lane of the timer on the
+    ///     shared delivery pool).
     ///   - clock: The clock the ticks are measured on.
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     /// - Throws: ``TempoError`` when `interval` or `leeway` is invalid.

@@ -1,0 +1,44 @@
+import Dispatch
+import Tempo
+import TempoLocks
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Default delivery does not start a thread per timer (issue #12): timers share one pool of about one thread per
+/// core, each in its own serial lane. Real time, with bounds that hold on a loaded 2-core machine.
+@Suite struct DeliveryPoolTests {
+    @Test func fiveThousandTimersDueTogetherUseAtMostCoresPlusTwoThreads() throws {
+        let count = 5_000
+        let threads = TempoMutex<Set<UInt>>([])
+        let done = DispatchSemaphore(value: 0)
+        let fired = TempoMutex(0)
+        let scheduler = SystemScheduler.shared
+        let deadline = scheduler.now(.monotonic) + .milliseconds(200)
+        var timers: [TempoTimer] = []
+        for _ in 0..<count {
+            let timer = try TempoTimer(every: .seconds(1), repeats: .once, first: .at(deadline)) { _ in
+                // A little work, so that a pool that starts threads on demand would show it.
+                let until = scheduler.now(.monotonic) + .microseconds(50)
+                while scheduler.now(.monotonic) < until {}
+                threads.withLock { _ = $0.insert(UInt(bitPattern: Int(bitPattern: pthread_self()))) }
+                let total = fired.withLock { fired in
+                    fired += 1
+                    return fired
+                }
+                if total == count { done.signal() }
+            }
+            timers.append(timer)
+        }
+        for timer in timers { timer.start() }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let used = threads.withLock { $0.count }
+        #expect(used <= cores + 2, "\(used) threads ran the handlers of \(count) timers on \(cores) cores")
+        for timer in timers { timer.cancel() }
+    }
+}
