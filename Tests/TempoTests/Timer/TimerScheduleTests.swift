@@ -113,10 +113,10 @@ final class TickLog: Sendable {
         #expect(log.all.map(\.due) == [start, start + .seconds(1)])
     }
 
-    @Test func onceAtARejectsAnInstantInThePast() throws {
+    @Test func onceAtWithThrowRejectsAnInstantInThePast() throws {
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(10)))
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer.once(at: TimerInstant(offset: .seconds(9)), scheduler: clock) { _ in }
+            try TempoTimer.once(at: TimerInstant(offset: .seconds(9)), ifPast: .throw, scheduler: clock) { _ in }
         }
         #expect(error?.code == .invalidInstant)
         #expect(error?.message.contains("9.0 seconds") == true)
