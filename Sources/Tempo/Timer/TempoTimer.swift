@@ -133,6 +133,11 @@ public final class TempoTimer: Sendable {
     /// `TimerStateMachine.hasEnded`).
     var hasEnded: Bool { machine.withLock { $0.hasEnded } }
 
+    /// Runs `body` on the state machine under the timer's lock, for extensions in other files (no user code).
+    func withMachine<Result: Sendable>(_ body: (inout TimerStateMachine) -> Result) -> Result {
+        machine.withLock { body(&$0) }
+    }
+
     /// The number of scheduled ticks delivered to the handlers since the last ``start()`` or ``reset(interval:)``.
     ///
     /// Manual ``fire()``s are not counted; a coalesced tick counts once.
