@@ -158,25 +158,17 @@ public final class TempoTimer: Sendable {
         return machine.withLock { $0.timeUntilNextTick(now: now) }
     }
 
-    /// How late past its due instant a tick may run. Setting it while running re-arms the pending deadline.
+    /// How late past its due instant a tick may run.
     ///
-    /// Setting a negative leeway, or one above ``TempoError/maximumDuration``, is a programming error; use
-    /// ``setLeeway(_:)`` to validate input.
-    public var leeway: Duration {
-        get { machine.withLock { $0.config.leeway } }
-        set {
-            do throws(TempoError) {
-                try setLeeway(newValue)
-            } catch {
-                preconditionFailure(error.description)
-            }
-        }
-    }
+    /// Read-only: change it with ``setLeeway(_:)``, which throws a ``TempoError`` for bad input (one rule for
+    /// every bad value, no trap).
+    public var leeway: Duration { machine.withLock { $0.config.leeway } }
 
     /// Changes the leeway, re-arming the pending deadline if the timer is running.
     ///
     /// - Parameter leeway: The new tolerance.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidLeeway`` for a negative or oversized value.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidLeeway`` for a negative or oversized value; the
+    ///   leeway is then unchanged.
     public func setLeeway(_ leeway: Duration) throws(TempoError) {
         try TempoError.validateLeeway(leeway)
         perform { $0.setLeeway(leeway) }

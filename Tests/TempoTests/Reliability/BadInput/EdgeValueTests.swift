@@ -133,11 +133,4 @@ import Testing
             VirtualClock().suspend(for: .seconds(-1))
         }
     }
-
-    @Test func settingAnInvalidLeewayThroughThePropertyIsADocumentedPrecondition() async {
-        await #expect(processExitsWith: .failure) {
-            let timer = try? TempoTimer(every: .seconds(1), scheduler: VirtualClock())
-            timer?.leeway = .nanoseconds(-1)
-        }
-    }
 }
