@@ -4,7 +4,7 @@ extension TimerRegistry {
     /// The form of NSTimer's `scheduledTimer(timeInterval:target:selector:userInfo:repeats:)` and of weak-target
     /// wrappers: the handler gets the live target; the entry ends (and its timer stops) when the target dies,
     /// so the target needs no cleanup code. Timing as for
-    /// ``schedule(_:every:repeats:first:leeway:latePolicy:delivery:clock:handler:)``.
+    /// ``schedule(_:every:repeats:first:leeway:latePolicy:delivery:clock:handler:)-(_,_,_,_,_,_,TimerDelivery,_,_)``.
     ///
     /// - Parameters:
     ///   - key: The key; an empty collection is rejected.

@@ -66,7 +66,7 @@ public final class TempoTimer: Sendable {
     ///   - clock: The clock deadlines are measured on (default ``TimerClock/monotonic``).
     ///   - scheduler: The scheduler that provides time (default ``SystemScheduler/shared``; pass a
     ///     `VirtualClock` in tests).
-    ///   - handler: Called for each tick; more handlers can be added with ``addObserver(_:)``.
+    ///   - handler: Called for each tick; more handlers can be added with ``addObserver(_:)-(TempoTimer.Handler)``.
     /// - Throws: ``TempoError`` when `interval`, a count, `leeway` or the first-tick delay is invalid.
     public convenience init(
         every interval: Duration,
@@ -259,9 +259,9 @@ public final class TempoTimer: Sendable {
         TimerObservation(id: machine.withLock { $0.addObserver(handler) })
     }
 
-    /// Removes a handler added with ``addObserver(_:)``. A run already under way still calls it.
+    /// Removes a handler added with ``addObserver(_:)-(TempoTimer.Handler)``. A run already under way still calls it.
     ///
-    /// - Parameter observation: The token ``addObserver(_:)`` returned.
+    /// - Parameter observation: The token ``addObserver(_:)-(TempoTimer.Handler)`` returned.
     /// - Returns: Whether the handler was registered.
     @discardableResult
     public func removeObserver(_ observation: TimerObservation) -> Bool {
@@ -339,7 +339,7 @@ public final class TempoTimer: Sendable {
     }
 }
 
-/// A token for a handler added with ``TempoTimer/addObserver(_:)``.
+/// A token for a handler added with ``TempoTimer/addObserver(_:)-(TempoTimer.Handler)``.
 public struct TimerObservation: Hashable, Sendable {
     let id: UInt64
 }

@@ -2,9 +2,9 @@ import Dispatch
 
 /// Delivery on the main actor, for handlers declared `@MainActor` (UI code).
 ///
-/// Pass ``mainActor`` as the `delivery:` of ``TempoTimer/every(_:repeats:first:leeway:latePolicy:delivery:clock:scheduler:handler:)-(_,_,_,_,_,MainActorDelivery,_,_,_)``,
-/// ``TempoTimer/once(after:leeway:delivery:clock:scheduler:handler:)-(_,_,MainActorDelivery,_,_,_)``,
-/// ``TimerRegistry``'s `schedule` or ``SharedTicker/init(every:leeway:latePolicy:delivery:clock:scheduler:)-(_,_,_,MainActorDelivery,_,_)``, and the handler is
+/// Pass ``mainActor`` as the `delivery:` of `TempoTimer.every(_:...)`, `TempoTimer.once(after:...)`,
+/// ``TimerRegistry``'s `schedule(_:every:...)` and `schedule(_:after:...)`, or a ``SharedTicker``'s initializer
+/// (then subscribe with ``SharedTicker/subscribeOnMainActor(every:_:)``), and the handler is
 /// `@MainActor`: it may touch main-actor state directly, checked by the compiler, with no
 /// `MainActor.assumeIsolated` in your code. Handlers run on the main queue (which is the main actor's executor),
 /// so runs keep the order and never-overlap guarantees of ``TimerDelivery/queue(_:)``.
