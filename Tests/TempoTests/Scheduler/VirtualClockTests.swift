@@ -122,8 +122,7 @@ final class EventLog: Sendable {
     @Test func runUntilIdleStopsWhenNothingIsPendingOrAtTheLimit() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let once = try TempoTimer.once(after: .seconds(30), scheduler: clock, handler: log.record)
-        once.start()
+        try TempoTimer.once(after: .seconds(30), scheduler: clock, handler: log.record)
         #expect(clock.runUntilIdle() == 1)
         #expect(clock.now(.monotonic) == TimerInstant(offset: .seconds(30)))
         let forever = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in }
