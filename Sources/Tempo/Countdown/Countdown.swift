@@ -181,6 +181,9 @@ public final class Countdown: Sendable {
 
     /// Cancels the countdown without calling `onFinish`; once this returns no callback starts. ``start()``
     /// begins a new run.
+    ///
+    /// A countdown whose phase is already ``Phase/finished`` is unchanged: it reached zero first, and its
+    /// `onFinish` runs (or is running) once, even if it has not started when this returns.
     public func cancel() {
         let now = scheduler.now(clock)
         let old = state.withLock { state -> TempoTimer? in

@@ -47,6 +47,9 @@ extension TempoTimer {
 
     /// Creates a one-shot timer and starts it: its single tick is due `delay` from now.
     ///
+    /// Do not call ``start()`` on the result: it does nothing while the tick is pending, but once the tick has
+    /// fired it runs the timer again. (Code written when this returned an idle timer must drop its `start()`.)
+    ///
     /// - Parameters:
     ///   - delay: The time from now to the tick.
     ///   - leeway: How late the tick may run to batch wakeups.
@@ -81,6 +84,7 @@ extension TempoTimer {
     ///
     /// A deadline that has already passed when this reads the clock fires at once by default (see
     /// ``PastDeadlinePolicy``): a deadline computed just before the call may pass during it on a busy machine.
+    /// As with `once(after:)`, do not call ``start()`` on the result.
     ///
     /// - Parameters:
     ///   - deadline: The instant of `clock` at which the tick is due.
