@@ -42,14 +42,14 @@ struct CountdownCommand: ParsableCommand {
         let refresh = try parseDuration(refresh, option: "--refresh")
         let display = CountdownDisplay(total: total, width: width, interactive: isatty(1) != 0)
         let done = DispatchSemaphore(value: 0)
-        let finish = try TempoTimer.once(at: display.end, clock: .continuous) { _ in done.signal() }
+        // `once(at:)` starts the timer: it runs until it fires.
+        try TempoTimer.once(at: display.end, clock: .continuous) { _ in done.signal() }
         let redraw = try TempoTimer(every: min(refresh, total), clock: .continuous) { _ in display.draw() }
         signal(SIGCONT, SIG_IGN)
         let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
         resumed.setEventHandler { display.resumed() }
         resumed.resume()
         display.begin()
-        finish.start()
         redraw.start()
         done.wait()
         redraw.cancel()

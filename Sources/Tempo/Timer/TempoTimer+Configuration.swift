@@ -18,7 +18,7 @@ extension TempoTimer {
         /// Where handlers run.
         public var delivery: TimerDelivery
 
-        /// Creates a configuration; see ``TempoTimer/init(every:repeats:first:leeway:latePolicy:delivery:clock:scheduler:handler:)``.
+        /// Creates a configuration; see ``TempoTimer/init(every:repeats:first:leeway:latePolicy:delivery:clock:scheduler:handler:)-(_,_,_,_,_,_,_,_,TempoTimer.Handler?)``.
         public init(
             every interval: Duration,
             repeats: TimerRepeats = .forever,

@@ -67,7 +67,7 @@ public final class TempoTimer: Sendable {
     ///   - clock: The clock deadlines are measured on (default ``TimerClock/monotonic``).
     ///   - scheduler: The scheduler that provides time (default ``SystemScheduler/shared``; pass a
     ///     `VirtualClock` in tests).
-    ///   - handler: Called for each tick; more handlers can be added with ``addObserver(_:)``.
+    ///   - handler: Called for each tick; more handlers can be added with ``addObserver(_:)-(TempoTimer.Handler)``.
     /// - Throws: ``TempoError`` when `interval`, a count, `leeway` or the first-tick delay is invalid.
     public convenience init(
         every interval: Duration,
@@ -134,6 +134,11 @@ public final class TempoTimer: Sendable {
     /// `TimerStateMachine.hasEnded`).
     var hasEnded: Bool { machine.withLock { $0.hasEnded } }
 
+    /// Runs `body` on the state machine under the timer's lock, for extensions in other files (no user code).
+    func withMachine<Result: Sendable>(_ body: (inout TimerStateMachine) -> Result) -> Result {
+        machine.withLock { body(&$0) }
+    }
+
     /// The number of scheduled ticks delivered to the handlers since the last ``start()`` or ``reset(interval:)``.
     ///
     /// Manual ``fire()``s are not counted; a coalesced tick counts once.
@@ -154,25 +159,17 @@ public final class TempoTimer: Sendable {
         return machine.withLock { $0.timeUntilNextTick(now: now) }
     }
 
-    /// How late past its due instant a tick may run. Setting it while running re-arms the pending deadline.
+    /// How late past its due instant a tick may run.
     ///
-    /// Setting a negative leeway, or one above ``TempoError/maximumDuration``, is a programming error; use
-    /// ``setLeeway(_:)`` to validate input.
-    public var leeway: Duration {
-        get { machine.withLock { $0.config.leeway } }
-        set {
-            do throws(TempoError) {
-                try setLeeway(newValue)
-            } catch {
-                preconditionFailure(error.description)
-            }
-        }
-    }
+    /// Read-only: change it with ``setLeeway(_:)``, which throws a ``TempoError`` for bad input (one rule for
+    /// every bad value, no trap).
+    public var leeway: Duration { machine.withLock { $0.config.leeway } }
 
     /// Changes the leeway, re-arming the pending deadline if the timer is running.
     ///
     /// - Parameter leeway: The new tolerance.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidLeeway`` for a negative or oversized value.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidLeeway`` for a negative or oversized value; the
+    ///   leeway is then unchanged.
     public func setLeeway(_ leeway: Duration) throws(TempoError) {
         try TempoError.validateLeeway(leeway)
         perform { $0.setLeeway(leeway) }
@@ -263,9 +260,9 @@ public final class TempoTimer: Sendable {
         TimerObservation(id: machine.withLock { $0.addObserver(handler) })
     }
 
-    /// Removes a handler added with ``addObserver(_:)``. A run already under way still calls it.
+    /// Removes a handler added with ``addObserver(_:)-(TempoTimer.Handler)``. A run already under way still calls it.
     ///
-    /// - Parameter observation: The token ``addObserver(_:)`` returned.
+    /// - Parameter observation: The token ``addObserver(_:)-(TempoTimer.Handler)`` returned.
     /// - Returns: Whether the handler was registered.
     @discardableResult
     public func removeObserver(_ observation: TimerObservation) -> Bool {
@@ -343,7 +340,7 @@ public final class TempoTimer: Sendable {
     }
 }
 
-/// A token for a handler added with ``TempoTimer/addObserver(_:)``.
+/// A token for a handler added with ``TempoTimer/addObserver(_:)-(TempoTimer.Handler)``.
 public struct TimerObservation: Hashable, Sendable {
     let id: UInt64
 }

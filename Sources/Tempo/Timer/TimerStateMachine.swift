@@ -324,6 +324,13 @@ struct TimerStateMachine {
         return handlers.remove(at: index)
     }
 
+    /// Removes every handler, the initial one included; returns them for release outside the lock.
+    mutating func removeAllObservers() -> [Handler] {
+        handlerIDs.removeAll()
+        defer { handlers.removeAll() }
+        return handlers
+    }
+
     mutating func setStateHandler(_ handler: StateHandler?) -> StateHandler? {
         defer { stateHandler = handler }
         return stateHandler

@@ -27,11 +27,10 @@ import Testing
 
     @Test func immediateDeliveryFiresOnTheDriverThread() throws {
         let done = DispatchSemaphore(value: 0)
-        let timer = try TempoTimer.once(after: .milliseconds(5), delivery: .immediate) { tick in
+        try TempoTimer.once(after: .milliseconds(5), delivery: .immediate) { tick in
             #expect(tick.lateness >= .zero)
             done.signal()
         }
-        timer.start()
         #expect(done.wait(timeout: .now() + 10) == .success)
     }
 
@@ -42,7 +41,6 @@ import Testing
             fired.add(1, ordering: .relaxed)
             done.signal()
         }
-        timer.start()
         #expect(done.wait(timeout: .now() + 10) == .success)
         // A second tick would have to be armed: nothing is, and the timer has finished.
         #expect(timer.state == .finished)

@@ -5,7 +5,6 @@ import Testing
 @Suite struct TimerClockTests {
     func makeTimer(_ clock: TimerClock, on virtual: VirtualClock, log: TickLog) throws -> TempoTimer {
         let timer = try TempoTimer.once(after: .seconds(10), clock: clock, scheduler: virtual, handler: log.record)
-        timer.start()
         return timer
     }
 
@@ -39,8 +38,7 @@ import Testing
         let virtual = VirtualClock()
         let log = TickLog()
         let date = VirtualClock.defaultWallStart + .seconds(32_400)
-        let timer = try TempoTimer.once(at: date, clock: .wall, scheduler: virtual, handler: log.record)
-        timer.start()
+        try TempoTimer.once(at: date, clock: .wall, scheduler: virtual, handler: log.record)
         virtual.adjustWallClock(by: .seconds(32_400) - .seconds(1))
         #expect(log.count == 0)
         virtual.adjustWallClock(by: .seconds(1))
@@ -52,8 +50,7 @@ import Testing
         let virtual = VirtualClock()
         let log = TickLog()
         let date = VirtualClock.defaultWallStart + .seconds(10)
-        let timer = try TempoTimer.once(at: date, clock: .wall, scheduler: virtual, handler: log.record)
-        timer.start()
+        try TempoTimer.once(at: date, clock: .wall, scheduler: virtual, handler: log.record)
         virtual.adjustWallClock(by: .seconds(-60))
         virtual.advance(by: .seconds(69))
         #expect(log.count == 0)

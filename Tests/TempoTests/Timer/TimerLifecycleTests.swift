@@ -87,7 +87,6 @@ final class StateLog: Sendable {
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock, handler: log.record)
-        timer.start()
         clock.advance(by: .seconds(1))
         #expect(timer.state == .finished)
         timer.start()

@@ -29,7 +29,6 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock, handler: log.record)
-        timer.start()
         clock.advance(by: .seconds(1))
         #expect(timer.state == .finished)
         #expect(timer.fire())

@@ -43,7 +43,6 @@ final class TickLog: Sendable {
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer.once(after: .milliseconds(500), scheduler: clock, handler: log.record)
-        timer.start()
         clock.advance(by: .nanoseconds(499_999_999))
         #expect(log.count == 0)
         clock.advance(by: .nanoseconds(1))
@@ -113,16 +112,15 @@ final class TickLog: Sendable {
         #expect(log.all.map(\.due) == [start, start + .seconds(1)])
     }
 
-    @Test func onceAtARejectsAnInstantInThePast() throws {
+    @Test func onceAtWithThrowRejectsAnInstantInThePast() throws {
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(10)))
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer.once(at: TimerInstant(offset: .seconds(9)), scheduler: clock) { _ in }
+            try TempoTimer.once(at: TimerInstant(offset: .seconds(9)), ifPast: .throw, scheduler: clock) { _ in }
         }
         #expect(error?.code == .invalidInstant)
         #expect(error?.message.contains("9.0 seconds") == true)
         let log = TickLog()
-        let timer = try TempoTimer.once(at: TimerInstant(offset: .seconds(12)), scheduler: clock, handler: log.record)
-        timer.start()
+        try TempoTimer.once(at: TimerInstant(offset: .seconds(12)), scheduler: clock, handler: log.record)
         clock.advance(by: .milliseconds(1_999))
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))

@@ -49,7 +49,9 @@ public final class Countdown: Sendable {
         case running
         /// Paused, with the remaining time frozen.
         case paused
-        /// Reached zero; `onFinish` was called.
+        /// Reached zero: set when the deadline's tick is claimed, just before `onFinish` is called on the delivery,
+        /// so `onFinish` runs exactly once for a run even when another thread reads `.finished` (or calls
+        /// ``Countdown/cancel()``, which then does nothing) before it has returned.
         case finished
         /// Cancelled before reaching zero.
         case cancelled
@@ -179,6 +181,9 @@ public final class Countdown: Sendable {
 
     /// Cancels the countdown without calling `onFinish`; once this returns no callback starts. ``start()``
     /// begins a new run.
+    ///
+    /// A countdown whose phase is already ``Phase/finished`` is unchanged: it reached zero first, and its
+    /// `onFinish` runs (or is running) once, even if it has not started when this returns.
     public func cancel() {
         let now = scheduler.now(clock)
         let old = state.withLock { state -> TempoTimer? in

@@ -16,6 +16,10 @@ import TempoLocks
 ///   ``cancel()`` drops it. Either way the burst's action runs at most once.
 /// - The scheduled run happens on the delivery (a private serial queue by default); scheduled runs never
 ///   overlap one another.
+/// - A **zero delay** runs the action on the delivery's next turn instead of after a timer: calls made before
+///   it gets to run replace the value and still run once (on ``SystemScheduler``, calls from one synchronous
+///   stretch of code coalesce). On a `VirtualClock` the run happens before ``call(_:)`` returns, and with
+///   ``TimerDelivery/immediate`` on the calling thread, so each call runs.
 ///
 /// ## Thread safety
 /// Every method may be called from any thread, including from the action. No user code runs under the lock.
@@ -43,7 +47,8 @@ public final class Debouncer<Value: Sendable>: Sendable {
     ///   - delivery: Where the scheduled action runs (default a private serial queue).
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     ///   - action: Called with the last value of each burst.
-    /// - Throws: ``TempoError`` when `delay` or `leeway` is invalid.
+    /// - Throws: ``TempoError`` when `delay` is negative, between zero and 1 ns, or above
+    ///   ``TempoError/maximumDuration``, or when `leeway` is invalid.
     public init(
         delay: Duration,
         leeway: Duration = .zero,
@@ -52,9 +57,12 @@ public final class Debouncer<Value: Sendable>: Sendable {
         scheduler: any TimerScheduler = SystemScheduler.shared,
         action: @escaping @Sendable (Value) -> Void
     ) throws(TempoError) {
+        try Self.validateDelay(delay)
         let relay = WeakRelay<Debouncer<Value>>()
+        // A zero delay runs through a manual fire; the timer's own interval must still be valid.
+        let timerDelay = delay == .zero ? Duration.nanoseconds(1) : delay
         timer = try TempoTimer(
-            every: delay,
+            every: timerDelay,
             repeats: .once,
             leeway: leeway,
             delivery: delivery,
@@ -65,7 +73,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
         }
         self.action = action
         self.scheduler = scheduler
-        state = TempoMutex(State(delay: delay, timerDelay: delay))
+        state = TempoMutex(State(delay: delay, timerDelay: timerDelay))
         relay.object = self
     }
 
@@ -81,10 +89,11 @@ public final class Debouncer<Value: Sendable>: Sendable {
 
     /// Changes the delay for later calls; a pending run keeps its deadline.
     ///
-    /// - Parameter delay: The new delay.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive.
+    /// - Parameter delay: The new delay; zero runs the action on the delivery's next turn (see the type).
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay, one between zero and
+    ///   1 ns, or one above ``TempoError/maximumDuration``; the delay is then unchanged.
     public func setDelay(_ delay: Duration) throws(TempoError) {
-        try TempoError.validateInterval(delay, name: "delay")
+        try Self.validateDelay(delay)
         state.withLock { $0.delay = delay }
     }
 
@@ -94,13 +103,23 @@ public final class Debouncer<Value: Sendable>: Sendable {
     /// - Parameter value: The value to hand to the action.
     public func call(_ value: Value) {
         let now = scheduler.now(timer.clock)
-        let newInterval = state.withLock { state -> Duration? in
+        let (newInterval, nextTurn) = state.withLock { state -> (Duration?, Bool) in
             state.pending = value
             state.hasPending = true
             state.deadline = now + state.delay
-            guard state.delay != state.timerDelay else { return nil }
+            guard state.delay != .zero else { return (nil, true) }
+            guard state.delay != state.timerDelay else { return (nil, false) }
             state.timerDelay = state.delay
-            return state.delay
+            return (state.delay, false)
+        }
+        guard !nextTurn else {
+            // Run on the delivery's next turn: a manual tick, which a cancelled timer refuses until restarted
+            // (the restart's own tick later finds nothing pending).
+            if !timer.fire() {
+                timer.start()
+                timer.fire()
+            }
+            return
         }
         // `reset` starts the one-shot timer over from now; the delay was validated when it was set.
         try? timer.reset(interval: newInterval)
@@ -125,6 +144,19 @@ public final class Debouncer<Value: Sendable>: Sendable {
         timer.cancel()
         action(value.value)
         return true
+    }
+
+    /// Accepts zero, or a delay a timer can wait: at least 1 ns and at most ``TempoError/maximumDuration``.
+    static func validateDelay(_ delay: Duration) throws(TempoError) {
+        guard delay != .zero else { return }
+        try TempoError.validateInterval(delay, name: "delay")
+        guard delay >= .nanoseconds(1) else {
+            throw TempoError(
+                .invalidInterval,
+                value: delay.exactDescription,
+                message: "delay must be zero or at least 1 nanosecond, got \(delay.exactDescription)"
+            )
+        }
     }
 
     private func delayElapsed() {

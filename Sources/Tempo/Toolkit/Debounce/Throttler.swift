@@ -11,6 +11,13 @@ import TempoLocks
 /// for chunk in download { progress.call(chunk.fraction) }
 /// ```
 ///
+/// ## The default: leading edge
+/// A throttler runs the first call of a window at once and drops the rest (``Edge/leading``) unless you pass an
+/// `edge:`. That is what the throttlers Tempo replaces do (Repeat's `Throttler`, the usual GCD "ignore calls for
+/// n seconds" wrapper), so a migrated throttler runs exactly as often as before, and it never runs an action
+/// later than the call that caused it. Choose ``Edge/both`` when the last value of a burst must not be lost
+/// (a progress bar's final 100 %), or ``Edge/trailing`` for "only the latest, once per window".
+///
 /// ## Which calls run when
 /// A run opens a *window* of `interval`; no other run starts inside it. With `interval` 1 s and calls at
 /// 0, 0.3, 0.6, 1.5 and 3.0 s (each with its time as the value):
@@ -73,7 +80,7 @@ public final class Throttler<Value: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - interval: The minimum time between two runs.
-    ///   - edge: ``Edge/leading``, ``Edge/trailing`` or ``Edge/both`` (default).
+    ///   - edge: ``Edge/leading`` (default), ``Edge/trailing`` or ``Edge/both``.
     ///   - leeway: How late a window may end to batch wakeups.
     ///   - clock: The clock the interval is measured on.
     ///   - delivery: Where the action runs (default a private serial queue).
@@ -82,7 +89,7 @@ public final class Throttler<Value: Sendable>: Sendable {
     /// - Throws: ``TempoError`` when `interval` or `leeway` is invalid.
     public init(
         every interval: Duration,
-        edge: Edge = .both,
+        edge: Edge = .leading,
         leeway: Duration = .zero,
         clock: TimerClock = .monotonic,
         delivery: TimerDelivery = .privateQueue,
@@ -195,7 +202,7 @@ extension Throttler where Value == Void {
     /// - Throws: ``TempoError`` when `interval` or `leeway` is invalid.
     public convenience init(
         every interval: Duration,
-        edge: Edge = .both,
+        edge: Edge = .leading,
         leeway: Duration = .zero,
         clock: TimerClock = .monotonic,
         delivery: TimerDelivery = .privateQueue,

@@ -54,13 +54,21 @@ extension BadInput {
                     } onFinish: {
                     }
                 },
-                BadInput("Debouncer(delay: \(value))", .invalidInterval, value: value) {
-                    _ = try Debouncer<Int>(delay: interval, scheduler: VirtualClock()) { _ in }
-                },
                 BadInput("Throttler(every: \(value))", .invalidInterval, value: value) {
                     _ = try Throttler<Int>(every: interval, scheduler: VirtualClock()) { _ in }
                 },
             ]
+            // A debouncer's delay may be zero (it runs on the delivery's next turn); every other bad interval is a row.
+            if interval != .zero {
+                rows += [
+                    BadInput("Debouncer(delay: \(value))", .invalidInterval, value: value) {
+                        _ = try Debouncer<Int>(delay: interval, scheduler: VirtualClock()) { _ in }
+                    },
+                    BadInput("Debouncer.setDelay(\(value))", .invalidInterval, value: value) {
+                        try Debouncer<Int>(delay: .seconds(1), scheduler: VirtualClock()) { _ in }.setDelay(interval)
+                    },
+                ]
+            }
             // A countdown's duration is an amount of time, not a timer period: one below 1 ns is accepted (it
             // finishes on the first wake-up), so only the non-positive and oversized ones are rows here.
             if interval <= .zero || interval > TempoError.maximumDuration {
@@ -74,9 +82,6 @@ extension BadInput {
                         _ = try Countdown(duration: .seconds(10), scheduler: VirtualClock()) { _ in
                         } onFinish: {
                         }.add(interval)
-                    },
-                    BadInput("Debouncer.setDelay(\(value))", .invalidInterval, value: value) {
-                        try Debouncer<Int>(delay: .seconds(1), scheduler: VirtualClock()) { _ in }.setDelay(interval)
                     },
                     BadInput("TimingWheel.schedule(after: \(value))", .invalidInterval, value: value) {
                         try TimingWheel(scheduler: VirtualClock()).schedule(after: interval) {}

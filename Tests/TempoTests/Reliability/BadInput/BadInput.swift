@@ -138,7 +138,7 @@ extension BadInput {
             let deadline = clock.now(.monotonic) - past
             rows.append(
                 BadInput("once(at:) \(past) in the past", .invalidInstant, value: "\(deadline)") {
-                    _ = try TempoTimer.once(at: deadline, scheduler: clock) { _ in }
+                    _ = try TempoTimer.once(at: deadline, ifPast: .throw, scheduler: clock) { _ in }
                 }
             )
         }
@@ -161,7 +161,7 @@ extension BadInput {
             let deadline = SystemScheduler.shared.now(clock) - .milliseconds(1)
             rows.append(
                 BadInput("once(at:) 1 ms ago on the real \(clock) clock", .invalidInstant, value: "\(deadline)") {
-                    _ = try TempoTimer.once(at: deadline, clock: clock) { _ in }
+                    _ = try TempoTimer.once(at: deadline, ifPast: .throw, clock: clock) { _ in }
                 }
             )
         }

@@ -28,7 +28,7 @@ extension LeakScenario {
             let canary = tracker.canary("one-shot handler capture")
             let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock) { _ in withExtendedLifetime(canary) {}
             }
-            tracker.track("one-shot", timer).start()
+            tracker.track("one-shot", timer)
             clock.advance(by: .seconds(1))
         },
         real("finished one-shot on the real scheduler") { tracker in
@@ -38,7 +38,7 @@ extension LeakScenario {
                 withExtendedLifetime(canary) {}
                 done.signal()
             }
-            tracker.track("one-shot", timer).start()
+            tracker.track("one-shot", timer)
             _ = done.wait(timeout: .now() + 10)
         },
         virtual("finished finite timer under every late policy") { clock, tracker in

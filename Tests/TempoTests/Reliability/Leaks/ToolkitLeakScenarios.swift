@@ -105,7 +105,7 @@ extension LeakScenario {
         },
         virtual("throttler dropped with an open window") { clock, tracker in
             let capture = tracker.canary("throttler capture")
-            let throttler = try Throttler<Int>(every: .seconds(1), scheduler: clock) { _ in
+            let throttler = try Throttler<Int>(every: .seconds(1), edge: .both, scheduler: clock) { _ in
                 withExtendedLifetime(capture) {}
             }
             tracker.track("throttler", throttler).call(1)

@@ -14,7 +14,6 @@ import Testing
         let log = TickLog()
         let timer = try TempoTimer.once(
             after: .seconds(1), delivery: .immediate, scheduler: scheduler, handler: log.record)
-        timer.start()
         scheduler.virtual.advance(by: .seconds(1))
         #expect(timer.state == .finished)
         timer.start()

@@ -61,7 +61,6 @@ import Testing
                 }
                 guard let timer else { continue }
                 released.withLock { $0.append(WeakReference("one-shot \(id)", timer)) }
-                timer.start()
             }
         }
         let total = Self.threads * perThread

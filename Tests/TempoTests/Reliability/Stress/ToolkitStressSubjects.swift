@@ -325,7 +325,11 @@ enum ToolkitStressSubjects {
                 ("setDelay", { random in try? debouncer.setDelay(.microseconds(random.int(50...300))) }),
                 (
                     "badDelay",
-                    { _ in recorder.expectThrows("setDelay(0)", .invalidInterval) { try debouncer.setDelay(.zero) } }
+                    { _ in
+                        recorder.expectThrows("setDelay(-1 ns)", .invalidInterval) {
+                            try debouncer.setDelay(.nanoseconds(-1))
+                        }
+                    }
                 ),
                 ("read", { _ in _ = debouncer.isPending }),
             ],

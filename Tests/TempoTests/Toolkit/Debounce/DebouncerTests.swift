@@ -95,7 +95,8 @@ private final class SearchModel: Sendable {
         #expect(log.all == [1])
         clock.advance(by: .milliseconds(1))
         #expect(log.all == [1, 2])
-        #expect(throws: TempoError.self) { try debouncer.setDelay(.zero) }
+        #expect(throws: TempoError.self) { try debouncer.setDelay(.nanoseconds(-1)) }
+        #expect(throws: TempoError.self) { try debouncer.setDelay(Duration(attoseconds: 1)) }
         #expect(throws: TempoError.self) { try Debouncer<Int>(delay: .seconds(-1), scheduler: clock) { _ in } }
     }
 

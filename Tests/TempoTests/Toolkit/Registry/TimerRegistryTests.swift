@@ -216,7 +216,7 @@ private final class InboxPoller: Sendable {
         try registry.schedule("k", every: .seconds(1), handler: log.record)
         #expect(throws: TempoError.self) { try registry.schedule("k", every: .zero) { _ in } }
         #expect(throws: TempoError.self) {
-            try registry.schedule("late", at: clock.now(.monotonic) - .seconds(1)) { _ in }
+            try registry.schedule("late", at: clock.now(.monotonic) - .seconds(1), ifPast: .throw) { _ in }
         }
         clock.advance(by: .seconds(1))
         #expect(log.indices == [1])

@@ -1,0 +1,43 @@
+/// What a one-shot `at:` API does with a deadline that has already passed when it is called.
+///
+/// A deadline computed a moment earlier can pass before the call reads the clock (arming 100,000 timers takes
+/// long enough for the first deadlines to pass), so the default fires at once instead of throwing: like
+/// `Timer(fire:)`, `DispatchSourceTimer` and `Task.sleep(until:)` do with a past deadline, and without a
+/// `try!` that crashes on a busy machine. Pass ``throw`` to reject a past deadline instead.
+///
+/// `PastDeadlinePolicy` is a value type and is `Sendable`.
+public enum PastDeadlinePolicy: Hashable, Sendable, CaseIterable {
+    /// Fire as soon as the scheduler gets to it (on ``SystemScheduler`` at once; on a `VirtualClock` at the next
+    /// `advance`, even by zero). The tick's ``TimerTick/due`` is the deadline and its ``TimerTick/lateness``
+    /// says how long ago it passed. The default.
+    case fireImmediately
+    /// Throw ``TempoError`` with ``TempoError/Code/invalidInstant`` naming the deadline and the clock's reading.
+    case `throw`
+}
+
+extension TempoTimer.Configuration {
+    /// A one-shot configuration due at `deadline`; a deadline `now` has already passed follows `policy`.
+    static func oneShot(
+        at deadline: TimerInstant,
+        ifPast policy: PastDeadlinePolicy,
+        leeway: Duration,
+        delivery: TimerDelivery,
+        clock: TimerClock,
+        now: TimerInstant
+    ) throws(TempoError) -> TempoTimer.Configuration {
+        switch policy {
+        case .throw:
+            return try oneShot(at: deadline, leeway: leeway, delivery: delivery, clock: clock, now: now)
+        case .fireImmediately:
+            // A past first-tick instant is a late tick: the timer fires at once, due at `deadline`.
+            return TempoTimer.Configuration(
+                every: .seconds(1),
+                repeats: .once,
+                first: .at(deadline),
+                leeway: leeway,
+                delivery: delivery,
+                clock: clock
+            )
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Tempo
+import TempoTesting
+import Testing
+
+/// Trap 1 of issue #10: a factory that reads like a command starts the timer; an initializer creates it idle.
+@Suite struct FactoryStartTests {
+    @Test func onceAfterReturnsARunningTimerThatFiresWithoutStart() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock, handler: log.record)
+        #expect(timer.state == .running)
+        clock.advance(by: .milliseconds(999))
+        #expect(log.count == 0)
+        clock.advance(by: .milliseconds(1))
+        #expect(log.indices == [1])
+        #expect(timer.state == .finished)
+    }
+
+    @Test func aDiscardedOnceAfterStillFires() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        try TempoTimer.once(after: .seconds(2), scheduler: clock, handler: log.record)
+        clock.advance(by: .seconds(2))
+        #expect(log.indices == [1])
+    }
+
+    @Test func everyReturnsARunningTimerOnItsGrid() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let timer = try TempoTimer.every(.seconds(1), repeats: .times(3), scheduler: clock, handler: log.record)
+        #expect(timer.state == .running)
+        clock.advance(by: .milliseconds(2_999))
+        #expect(log.indices == [1, 2])
+        clock.advance(by: .milliseconds(1))
+        #expect(log.indices == [1, 2, 3])
+        timer.start()  // a finished timer starts over
+        clock.advance(by: .seconds(1))
+        #expect(log.indices == [1, 2, 3, 1])
+        timer.cancel()
+    }
+
+    @Test func onceAtReturnsARunningTimerDueAtItsDeadline() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let deadline = clock.now(.monotonic) + .seconds(5)
+        let timer = try TempoTimer.once(at: deadline, scheduler: clock, handler: log.record)
+        #expect(timer.state == .running)
+        clock.advance(by: .milliseconds(4_999))
+        #expect(log.count == 0)
+        clock.advance(by: .milliseconds(1))
+        #expect(log.all.map(\.due) == [deadline])
+    }
+
+    @Test func initializersCreateAnIdleTimerThatNeverFiresUntilStarted() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let timer = try TempoTimer(every: .seconds(1), repeats: .once, scheduler: clock, handler: log.record)
+        #expect(timer.state == .idle)
+        clock.advance(by: .seconds(10))
+        #expect(log.count == 0)
+        #expect(clock.pendingCount == 0)
+        timer.start()
+        clock.advance(by: .seconds(1))
+        #expect(log.indices == [1])
+    }
+
+    @Test func aDeadlineThatPassedDuringTheCallFiresAtOnceByDefault() throws {
+        // Issue #13: arming many timers took long enough for the first deadlines to pass, and a `try!` crashed.
+        let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(100)))
+        let log = TickLog()
+        let deadline = clock.now(.monotonic) - .milliseconds(500)
+        let timer = try TempoTimer.once(at: deadline, scheduler: clock, handler: log.record)
+        #expect(timer.state == .running)
+        clock.advance(by: .zero)
+        #expect(log.all.map(\.due) == [deadline])
+        #expect(log.all.map(\.lateness) == [.milliseconds(500)])
+    }
+
+    @Test func aPastDeadlineThrowsWhenAskedTo() throws {
+        let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(100)))
+        let deadline = clock.now(.monotonic) - .nanoseconds(1)
+        let error = #expect(throws: TempoError.self) {
+            try TempoTimer.once(at: deadline, ifPast: .throw, scheduler: clock) { _ in }
+        }
+        #expect(error?.code == .invalidInstant)
+        #expect(error?.value == "\(deadline)")
+        #expect(clock.pendingCount == 0)
+    }
+
+    @Test func theRegistryAtFormFollowsTheSameRule() throws {
+        let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(100)))
+        let registry = TimerRegistry<String>(scheduler: clock)
+        let log = TickLog()
+        try registry.schedule("late", at: clock.now(.monotonic) - .seconds(1), handler: log.record)
+        clock.advance(by: .zero)
+        #expect(log.count == 1)
+        #expect(throws: TempoError.self) {
+            try registry.schedule("late", at: clock.now(.monotonic) - .seconds(1), ifPast: .throw) { _ in }
+        }
+        #expect(!registry.contains("late"))
+    }
+
+    @Test func manyOneShotsArmedWhileTheirDeadlinesPassAllFireOnce() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let start = clock.now(.monotonic)
+        for index in 0..<1_000 {
+            // Each arm "takes" 1 ms, so most deadlines have passed by the time they are armed.
+            try TempoTimer.once(at: start + .microseconds(index * 100), scheduler: clock, handler: log.record)
+            clock.advance(by: .milliseconds(1))
+        }
+        clock.advance(by: .zero)
+        #expect(log.count == 1_000)
+    }
+}

@@ -1,0 +1,112 @@
+import Tempo
+import TempoTesting
+import Testing
+
+/// The Tempo column of the "Migrating from Repeat" article, compiled and run.
+@Suite struct MigrationFromRepeatGuideTests {
+    @Test func everyAndOnceStartAtOnce() throws {
+        let clock = VirtualClock()
+        let polls = SaveCounter()
+        let expiries = SaveCounter()
+        @Sendable func poll() { polls.increment() }
+        @Sendable func expire() { expiries.increment() }
+        let repeating = try TempoTimer.every(.seconds(5), scheduler: clock) { timer, tick in poll() }
+        try TempoTimer.once(after: .seconds(5), scheduler: clock) { _ in expire() }
+        clock.advance(by: .seconds(10))
+        #expect(polls.value == 2)
+        #expect(expiries.value == 1)
+        repeating.cancel()
+    }
+
+    @Test func aOneShotThatResetsItselfRunsAgain() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let timer = try TempoTimer.once(after: .seconds(2), scheduler: clock) { timer, tick in
+            log.record(tick)
+            try? timer.reset()
+        }
+        clock.advance(by: .seconds(6))
+        #expect(log.count == 3)
+        timer.cancel()
+    }
+
+    @Test func anIdleFiniteTimerWithObservers() throws {
+        let clock = VirtualClock()
+        let steps = SaveCounter()
+        let logs = SaveCounter()
+        @Sendable func step() { steps.increment() }
+        @Sendable func log() { logs.increment() }
+        let timer = try TempoTimer(every: .seconds(1), repeats: .times(10), scheduler: clock) { _ in step() }
+        clock.advance(by: .seconds(3))
+        #expect(steps.value == 0)
+        timer.start()
+        let token = timer.addObserver { _ in log() }
+        clock.advance(by: .seconds(2))
+        #expect(steps.value == 2 && logs.value == 2)
+        #expect(timer.removeObserver(token))
+        clock.advance(by: .seconds(1))
+        #expect(steps.value == 3 && logs.value == 2)
+        #expect(timer.state == .running)
+
+        #expect(timer.fire(andPause: true))
+        #expect(steps.value == 4)
+        #expect(timer.state == .paused)
+        timer.resume()
+        try timer.reset(interval: .seconds(2))
+        clock.advance(by: .seconds(2))
+        #expect(steps.value == 5)
+        timer.pause()
+        timer.resume()
+        #expect(timer.state == .running)
+
+        timer.removeAllObservers(thenCancel: true)
+        #expect(timer.state == .cancelled)
+        clock.advance(by: .seconds(10))
+        #expect(steps.value == 5)
+    }
+
+    @Test func aStoredTimerStopsWithItsOwner() throws {
+        final class Owner: Sendable {
+            let polls = SaveCounter()
+            let timer: TimerHandle
+            init(clock: VirtualClock) throws {
+                let polls = polls
+                timer = try TempoTimer.every(.seconds(1), scheduler: clock) { _ in polls.increment() }
+                    .cancelledOnRelease()
+            }
+        }
+        let clock = VirtualClock()
+        var owner: Owner? = try Owner(clock: clock)
+        let polls = try #require(owner?.polls)
+        clock.advance(by: .seconds(1))
+        owner = nil
+        clock.advance(by: .seconds(5))
+        #expect(polls.value == 1)
+    }
+
+    @Test func debouncerAndThrottler() throws {
+        let clock = VirtualClock()
+        let searches = SaveCounter()
+        let saves = SaveCounter()
+        @Sendable func search() { searches.increment() }
+        @Sendable func save() { saves.increment() }
+        let debouncer = try Debouncer(delay: .milliseconds(300), scheduler: clock) { search() }
+        debouncer.call()
+        debouncer.call()
+        clock.advance(by: .milliseconds(300))
+        #expect(searches.value == 1)
+        let throttler = try Throttler(every: .seconds(1), scheduler: clock) { save() }
+        throttler.call()
+        throttler.call()
+        clock.advance(by: .seconds(1))
+        #expect(saves.value == 1)  // leading edge, like Repeat: the second call was dropped
+    }
+
+    @Test func timersAreHashableByIdentity() throws {
+        let clock = VirtualClock()
+        let a = try TempoTimer(every: .seconds(1), scheduler: clock)
+        let b = try TempoTimer(every: .seconds(1), scheduler: clock)
+        let names: [TempoTimer: String] = [a: "a", b: "b"]
+        #expect(names[a] == "a" && Set([a, b, a]).count == 2)
+    }
+}
