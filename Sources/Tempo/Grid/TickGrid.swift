@@ -169,3 +169,15 @@ extension TimerInstant {
         return overflow ? nil : TimerInstant(offset: Duration(attoseconds: sum))
     }
 }
+
+extension Duration {
+    /// `self + step · count`, saturating at the bounds of `Duration` instead of trapping.
+    package func saturatingAdding(_ step: Duration, times count: Int) -> Duration {
+        let (product, productOverflow) = step.attoseconds.multipliedReportingOverflow(by: Int128(count))
+        let (sum, sumOverflow) = attoseconds.addingReportingOverflow(product)
+        guard !productOverflow, !sumOverflow else {
+            return Duration(attoseconds: (step > .zero) == (count > 0) ? .max : .min)
+        }
+        return Duration(attoseconds: sum)
+    }
+}

@@ -30,7 +30,9 @@ public struct TimerDelivery: Sendable {
     }
 
     /// On the scheduler's driver thread, with no queue hop: the most punctual option. Handlers must be
-    /// short and must not block, because every timer of that clock waits for them. Manual fires run on the
+    /// short and must not block, because every timer of that clock on the same scheduler waits for them (with
+    /// the default delivery, a handler delays only its own timer's later ticks). Ticks delayed by such a stall
+    /// are coalesced by the late-tick policy; ``TimerTick/overdue`` reports how long the stall was. Manual fires run on the
     /// thread that calls ``TempoTimer/fire()``.
     public static let immediate = TimerDelivery(kind: .immediate)
 }

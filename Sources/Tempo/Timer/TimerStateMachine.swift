@@ -284,7 +284,10 @@ struct TimerStateMachine {
                 } else {
                     fireCount += 1
                 }
-                let tick = TimerTick(index: first + 1, due: due, lateness: max(.zero, now - due), missed: missed)
+                let lateness = max(.zero, now - due)
+                let tick = TimerTick(
+                    index: first + 1, due: due, lateness: lateness, missed: missed,
+                    overdue: lateness.saturatingAdding(interval, times: missed))
                 return .tick(tick, handlers)
             case .manual(let index, let requested, let manualEpoch):
                 popMailbox()

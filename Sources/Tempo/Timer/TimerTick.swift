@@ -17,6 +17,13 @@ public struct TimerTick: Hashable, Sendable, CustomStringConvertible {
     public let missed: Int
     /// Whether ``TempoTimer/fire()`` produced this tick rather than the schedule.
     public let isManual: Bool
+    /// How long after the earliest slot this tick stands for the handler started: equal to ``lateness`` when
+    /// nothing was missed, and `lateness + missed · interval` when ``missed`` slots were folded in or dropped.
+    ///
+    /// After a stall (a busy delivery queue, a handler that blocked the driver thread with
+    /// ``TimerDelivery/immediate``, a wall clock set forward) the coalesced tick is due at the latest slot and
+    /// so looks punctual in ``lateness``; `overdue` shows the whole stall. Saturates at the largest `Duration`.
+    public let overdue: Duration
 
     /// Creates a tick value (for tests and for custom schedulers).
     ///
@@ -26,12 +33,17 @@ public struct TimerTick: Hashable, Sendable, CustomStringConvertible {
     ///   - lateness: How late the handler started.
     ///   - missed: Ticks folded into or dropped before this one.
     ///   - isManual: Whether a manual fire produced the tick.
-    public init(index: Int, due: TimerInstant, lateness: Duration, missed: Int = 0, isManual: Bool = false) {
+    ///   - overdue: How late against the earliest slot the tick stands for (default: `lateness`).
+    public init(
+        index: Int, due: TimerInstant, lateness: Duration, missed: Int = 0, isManual: Bool = false,
+        overdue: Duration? = nil
+    ) {
         self.index = index
         self.due = due
         self.lateness = lateness
         self.missed = missed
         self.isManual = isManual
+        self.overdue = overdue ?? lateness
     }
 
     /// For example `tick 3 due 1.5 seconds late 0.0 seconds missed 0`.

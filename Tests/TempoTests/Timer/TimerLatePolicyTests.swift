@@ -136,3 +136,29 @@ import Testing
         #expect(log.indices == [1])
     }
 }
+
+/// A stall is never invisible (issue #12): a coalesced tick is due at the latest slot, so its lateness is small,
+/// but `overdue` measures from the earliest slot it stands for.
+@Suite struct TimerOverdueTests {
+    @Test func aCoalescedTickReportsTheWholeStallInOverdue() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let timer = try TempoTimer(
+            every: .milliseconds(10), delivery: .immediate, clock: .wall, scheduler: clock, handler: log.record)
+        timer.start()
+        clock.advance(by: .milliseconds(10))
+        #expect(log.all.last?.overdue == .zero)
+        // The wall clock jumps from 10 ms to 2,015 ms: slots due at 20, 30, ... 2,010 ms (200) are due at once.
+        clock.adjustWallClock(by: .milliseconds(2_005))
+        let tick = try #require(log.all.last)
+        #expect(tick.missed == 199)
+        #expect(tick.lateness == .milliseconds(5))  // against the slot due at 2,010 ms
+        #expect(tick.overdue == .milliseconds(1_995))  // against the earliest slot it stands for, due at 20 ms
+        timer.cancel()
+    }
+
+    @Test func aPunctualTickHasOverdueEqualToLateness() {
+        let tick = TimerTick(index: 1, due: .zero, lateness: .microseconds(3))
+        #expect(tick.overdue == .microseconds(3))
+    }
+}
