@@ -108,26 +108,33 @@ final class ClockDriver: Sendable {
             if state.alarm == nil {
                 state.alarm = PlatformAlarm(clock: clock) { [self] in wake() }
             }
-            if !state.waking { rearm(&state) }
+            if !state.waking { rearmIfEarlier(&state) }
         }
     }
 
+    /// Removes an action. The kernel timer is left as it is: if it was armed for this action, the driver wakes
+    /// once for nothing and re-arms for what is left, which costs less than a syscall on every cancel.
     func remove(id: UInt64) {
         // The action is released outside the lock: its captures may run deinitializers that call back in.
         let removed = state.withLock { state -> (@Sendable () -> Void)? in
-            guard let action = state.queue.remove(id: id) else { return nil }
-            if !state.waking { rearm(&state) }
-            return action
+            state.queue.remove(id: id)
         }
         withExtendedLifetime(removed) {}
     }
 
-    private func rearm(_ state: inout State, force: Bool = false) {
+    /// Arms the kernel timer when the next wake moved earlier than the armed one (or nothing is armed).
+    private func rearmIfEarlier(_ state: inout State) {
+        guard let wake = state.queue.wakeInstant() else { return }
+        if let armed = state.armedAt, armed <= wake { return }
+        state.armedAt = wake
+        state.alarm?.arm(at: wake)
+    }
+
+    /// Arms the kernel timer for the next wake, or disarms it when nothing is pending.
+    private func rearm(_ state: inout State) {
         let wake = state.queue.wakeInstant()
-        if force || wake != state.armedAt {
-            state.armedAt = wake
-            state.alarm?.arm(at: wake)
-        }
+        state.armedAt = wake
+        state.alarm?.arm(at: wake)
     }
 
     /// Called on the driver thread when the kernel timer fires (or the wall clock was set).
@@ -144,7 +151,7 @@ final class ClockDriver: Sendable {
         state.withLock { state in
             state.waking = false
             // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
-            rearm(&state, force: true)
+            rearm(&state)
         }
     }
 }

@@ -37,4 +37,23 @@ import Testing
         release.signal()
         #expect(fired.wait(timeout: .now() + .seconds(10)) == .success)
     }
+
+    @Test func cancellingTheEarliestActionLeavesTheLaterOnesOnTime() {
+        // Cancel does not re-arm the kernel timer: the driver wakes for nothing at the cancelled deadline and
+        // re-arms for the next one, which must still run, and not early.
+        let scheduler = SystemScheduler.shared
+        let fired = DispatchSemaphore(value: 0)
+        let early = scheduler.schedule(
+            at: scheduler.now(.monotonic) + .milliseconds(2), leeway: .zero, clock: .monotonic
+        ) {
+            Issue.record("a cancelled action ran")
+        }
+        let later = scheduler.now(.monotonic) + .milliseconds(30)
+        _ = scheduler.schedule(at: later, leeway: .zero, clock: .monotonic) {
+            #expect(scheduler.now(.monotonic) >= later)
+            fired.signal()
+        }
+        scheduler.cancel(early)
+        #expect(fired.wait(timeout: .now() + .seconds(10)) == .success)
+    }
 }
