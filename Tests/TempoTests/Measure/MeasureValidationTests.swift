@@ -22,7 +22,7 @@ import Testing
             try LatencyProbe.slotCount(period: period, duration: .seconds(1))
         }
         #expect(error?.code == .invalidInterval)
-        #expect(error?.value == "\(period)")
+        #expect(error?.value == period.exactDescription)
     }
 
     @Test(arguments: [0, -1, 10_000_001])
