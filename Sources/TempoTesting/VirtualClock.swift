@@ -1,7 +1,5 @@
 public import Dispatch
-import Synchronization
 public import Tempo
-import TempoLocks
 
 /// A scheduler whose time moves only when a test moves it, so timer code is tested without waiting.
 ///
@@ -29,19 +27,14 @@ import TempoLocks
 /// at its deadline. Work for no queue runs on the calling thread. Don't call ``advance(by:)`` from a
 /// handler, and don't deliver to the main queue from a test that blocks the main thread.
 ///
+/// Lifetime: a running timer is kept alive by the clock's pending action, but the timer does not keep the clock
+/// alive (it holds the clock's shared state, ``heldReference``). When a test drops its clock, the clock releases
+/// everything scheduled on it, so timers left running on it are freed too, and LeakSanitizer stays quiet.
+///
 /// Thread-safety: every method may be called from any thread; advance from one thread at a time.
 public final class VirtualClock: TimerScheduler {
-    private struct State: ~Copyable {
-        var now: [TimerInstant]
-        var queues = [DeadlineQueue(), DeadlineQueue(), DeadlineQueue()]
-        var nextID: UInt64 = 1
-    }
-
-    private let state: TempoMutex<State>
-    /// Work submitted to queues and not finished yet.
-    private let outstanding = DispatchGroup()
-    /// Threads currently running submitted work: they must not wait for `outstanding` (it includes them).
-    private let deliveringThreads = TempoMutex<[CurrentThread.ID: Int]>([:])
+    /// Time and queues; what timers keep (see ``heldReference``).
+    let engine: VirtualClockEngine
 
     /// 2026-01-01 00:00:00 UTC, the default starting instant of the wall clock.
     public static let defaultWallStart = TimerInstant(offset: .seconds(1_767_225_600))
@@ -57,22 +50,26 @@ public final class VirtualClock: TimerScheduler {
         continuous: TimerInstant = .zero,
         wall: TimerInstant = VirtualClock.defaultWallStart
     ) {
-        state = TempoMutex(State(now: [monotonic, continuous, wall]))
+        engine = VirtualClockEngine(now: [monotonic, continuous, wall])
     }
 
-    private static func index(_ clock: TimerClock) -> Int {
-        switch clock {
-        case .monotonic: 0
-        case .continuous: 1
-        case .wall: 2
-        }
+    deinit {
+        engine.close()
     }
 
     // MARK: TimerScheduler
 
+    /// What Tempo's types keep: the clock's shared time and queues, which do not keep the clock alive.
+    ///
+    /// So a test that drops its clock (and its timers) frees them even when timers were still running: the
+    /// clock's `deinit` releases every pending action. Timers still held by the test then read a frozen time
+    /// and never fire. A handler that captures the clock itself keeps it alive through its timer; read time
+    /// from the ``TimerTick`` or capture the clock weakly.
+    public var heldReference: any TimerScheduler { engine }
+
     /// The clock's virtual instant.
     public func now(_ clock: TimerClock) -> TimerInstant {
-        state.withLock { $0.now[Self.index(clock)] }
+        engine.now(clock)
     }
 
     /// Records `action` to run when the virtual clock reaches `deadline`; leeway is ignored.
@@ -82,61 +79,25 @@ public final class VirtualClock: TimerScheduler {
         clock: TimerClock,
         _ action: @escaping @Sendable () -> Void
     ) -> ScheduledAction {
-        state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.queues[Self.index(clock)].insert(id: id, deadline: deadline, leeway: .zero, action: action)
-            return ScheduledAction(id: id)
-        }
+        engine.schedule(at: deadline, leeway: leeway, clock: clock, action)
     }
 
     /// Removes a pending action; stale handles are ignored.
     public func cancel(_ action: ScheduledAction) {
-        let removed = state.withLock { state -> (@Sendable () -> Void)? in
-            for index in state.queues.indices {
-                if let action = state.queues[index].remove(id: action.id) { return action }
-            }
-            return nil
-        }
-        withExtendedLifetime(removed) {}
+        engine.cancel(action)
     }
 
     /// Runs `work` on `queue` (or on the calling thread for `nil`) and, unless called from delivered work,
     /// waits until it and everything it submitted in turn has run.
     public func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
-        guard let queue else {
-            work()
-            return
-        }
-        outstanding.enter()
-        // The box lets the work (and what it captures) be released before `leave()`, so that once
-        // `settle()` returns nothing of it is still alive.
-        let box = WorkBox(work)
-        queue.async { [self] in
-            let thread = CurrentThread.id
-            deliveringThreads.withLock { $0[thread, default: 0] += 1 }
-            box.run()
-            deliveringThreads.withLock { threads in
-                threads[thread, default: 1] -= 1
-                if threads[thread] == 0 { threads[thread] = nil }
-            }
-            outstanding.leave()
-        }
-        settle()
-    }
-
-    /// Waits for submitted work, unless the caller is itself delivered work.
-    private func settle() {
-        let thread = CurrentThread.id
-        guard deliveringThreads.withLock({ $0[thread] == nil }) else { return }
-        outstanding.wait()
+        engine.execute(on: queue, work)
     }
 
     // MARK: Moving time
 
     /// The number of scheduled actions that have not run or been cancelled, over all clocks.
     public var pendingCount: Int {
-        state.withLock { state in state.queues.reduce(0) { $0 + $1.count } }
+        engine.pendingCount
     }
 
     /// The number of pending actions on one clock.
@@ -144,7 +105,7 @@ public final class VirtualClock: TimerScheduler {
     /// - Parameter clock: The clock.
     /// - Returns: Scheduled actions on `clock` that have not run or been cancelled.
     public func pendingCount(on clock: TimerClock) -> Int {
-        state.withLock { $0.queues[Self.index(clock)].count }
+        engine.pendingCount(on: clock)
     }
 
     /// Moves every clock forward by `duration`, running each action as its deadline is reached.
@@ -157,25 +118,7 @@ public final class VirtualClock: TimerScheduler {
     /// - Precondition: `duration` is not negative.
     @discardableResult
     public func advance(by duration: Duration) -> Int {
-        precondition(duration >= .zero, "VirtualClock cannot move backwards (advance(by: \(duration)))")
-        var remaining = duration
-        var ran = 0
-        while true {
-            let next = state.withLock { state -> (@Sendable () -> Void)? in
-                guard let (index, offset) = Self.nextDue(&state, within: remaining) else {
-                    for i in state.now.indices { state.now[i] = state.now[i] + remaining }
-                    remaining = .zero
-                    return nil
-                }
-                let step = max(offset, .zero)
-                for i in state.now.indices { state.now[i] = state.now[i] + step }
-                remaining -= step
-                return state.queues[index].popFirst(notAfter: state.now[index])?.action
-            }
-            guard let next else { return ran }
-            next()
-            ran += 1
-        }
+        engine.advance(by: duration)
     }
 
     /// Moves every clock forward until `clock` reads `instant`, running what falls due on the way.
@@ -199,13 +142,7 @@ public final class VirtualClock: TimerScheduler {
     /// - Returns: The number of actions run.
     @discardableResult
     public func runUntilIdle(limit: Int = 100_000) -> Int {
-        var ran = 0
-        while ran < limit {
-            let step = state.withLock { state in Self.nextDue(&state, within: TempoError.maximumDuration)?.1 }
-            guard let step else { break }
-            ran += advance(by: max(step, .zero))
-        }
-        return ran
+        engine.runUntilIdle(limit: limit)
     }
 
     /// Simulates the machine sleeping for `duration`: the continuous and wall clocks move forward, the
@@ -216,12 +153,7 @@ public final class VirtualClock: TimerScheduler {
     /// - Precondition: `duration` is not negative.
     @discardableResult
     public func suspend(for duration: Duration) -> Int {
-        precondition(duration >= .zero, "a suspension cannot be negative (\(duration))")
-        state.withLock { state in
-            state.now[1] = state.now[1] + duration
-            state.now[2] = state.now[2] + duration
-        }
-        return advance(by: .zero)
+        engine.suspend(for: duration)
     }
 
     /// Simulates setting the system's calendar clock: only the wall clock jumps, forward or back.
@@ -233,37 +165,6 @@ public final class VirtualClock: TimerScheduler {
     /// - Returns: The number of actions run.
     @discardableResult
     public func adjustWallClock(by offset: Duration) -> Int {
-        state.withLock { state in state.now[2] = state.now[2] + offset }
-        return advance(by: .zero)
-    }
-
-    /// The clock index and offset from now of the earliest pending action, if it falls within `limit`.
-    private static func nextDue(_ state: inout State, within limit: Duration) -> (Int, Duration)? {
-        var best: (index: Int, offset: Duration, id: UInt64)?
-        for index in state.queues.indices {
-            guard let entry = state.queues[index].earliestDeadline() else { continue }
-            let offset = entry.deadline - state.now[index]
-            guard offset <= limit else { continue }
-            if let current = best, (current.offset, current.id) < (offset, entry.id) { continue }
-            best = (index, offset, entry.id)
-        }
-        return best.map { ($0.index, $0.offset) }
-    }
-}
-
-/// Holds submitted work until it has run, then drops it.
-private final class WorkBox: Sendable {
-    private let work: TempoMutex<(@Sendable () -> Void)?>
-
-    init(_ work: @escaping @Sendable () -> Void) {
-        self.work = TempoMutex(work)
-    }
-
-    func run() {
-        let work = self.work.withLock { work in
-            defer { work = nil }
-            return work
-        }
-        work?()
+        engine.adjustWallClock(by: offset)
     }
 }

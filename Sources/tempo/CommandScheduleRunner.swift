@@ -18,7 +18,9 @@ final class CommandScheduleRunner: Sendable {
         var failures = 0
         var overlapped = 0
         var missed = 0
-        var interrupted = false
+        /// The signal that stopped the schedule (SIGINT or SIGTERM), if one did.
+        var signal: Int32?
+        var interrupted: Bool { signal != nil }
         var policy = LateTickPolicy.coalesce
         var elapsed = Duration.zero
 
@@ -58,7 +60,7 @@ final class CommandScheduleRunner: Sendable {
     }
 
     /// Runs the schedule until `count` ticks have passed (or forever) and the last run ended, or until
-    /// ``interrupt()``.
+    /// ``interrupt(signal:)``.
     func run(every interval: Duration, count: Int?) async throws -> Summary {
         let policy = state.withLock { $0.gate.policy }
         let start = SystemScheduler.shared.now(.monotonic)
@@ -105,16 +107,17 @@ final class CommandScheduleRunner: Sendable {
         return summary
     }
 
-    /// Stops the schedule: no new run starts; the run that is going gets SIGINT and is waited for.
-    /// A second interrupt kills that run (SIGKILL).
-    func interrupt() {
+    /// Stops the schedule on `signal` (SIGINT or SIGTERM): no new run starts; the run that is going gets the
+    /// same signal, sent to its process group (it runs in a group of its own), and is waited for. A second
+    /// signal kills that group (SIGKILL).
+    func interrupt(signal: Int32) {
         let (timer, planTimer, pid, again) = state.withLock { state -> (TempoTimer?, PlanTimer?, pid_t?, Bool) in
-            defer { state.summary.interrupted = true }
+            defer { state.summary.signal = state.summary.signal ?? signal }
             return (state.timer, state.planTimer, state.childPID, state.summary.interrupted)
         }
         timer?.cancel()
         planTimer?.cancel()
-        if let pid { kill(pid, again ? SIGKILL : SIGINT) }
+        if let pid { kill(-pid, again ? SIGKILL : signal) }
         scheduleEnded()
     }
 
@@ -162,6 +165,13 @@ final class CommandScheduleRunner: Sendable {
         }
     }
 
+    /// Each run starts a process group of its own, so that a forwarded signal reaches everything it started.
+    private static var ownProcessGroup: PlatformOptions {
+        var options = PlatformOptions()
+        options.processGroupID = 0
+        return options
+    }
+
     /// Runs the command once with inherited standard output and error; reports a failure on standard error.
     private func runOnce() async -> Bool {
         let run = state.withLock { $0.summary.runs } + 1
@@ -170,18 +180,25 @@ final class CommandScheduleRunner: Sendable {
             let result = try await Subprocess.run(
                 .path(FilePath(invocation[0])),
                 arguments: Arguments(Array(invocation.dropFirst())),
+                platformOptions: Self.ownProcessGroup,
                 input: .none,
                 output: .currentStandardOutput,
                 error: .currentStandardError
             ) { [self] execution in
-                state.withLock { $0.childPID = execution.processIdentifier.value }
+                let pid = execution.processIdentifier.value
+                // A signal that arrived while the run was starting had no group to go to: forward it now.
+                let pending = state.withLock { state in
+                    state.childPID = pid
+                    return state.summary.signal
+                }
+                if let pending { kill(-pid, pending) }
             }
             switch result.terminationStatus {
             case .exited(0):
                 return true
             case .exited(let code):
                 printError("tempo every: run \(run) exited with status \(code)")
-            case .signaled(SIGINT) where state.withLock({ $0.summary.interrupted }):
+            case .signaled(let signal) where state.withLock({ $0.summary.interrupted }) && signal != SIGKILL:
                 printError("tempo every: run \(run) was interrupted")
                 return true
             case .signaled(let signal):

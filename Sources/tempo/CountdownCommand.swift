@@ -23,7 +23,7 @@ struct CountdownCommand: ParsableCommand {
     @Argument(help: "How long to count down, like 90s, 2m or 1h30m.")
     var duration: String
 
-    @Option(name: .long, help: "How often to redraw the bar, like 100ms.")
+    @Option(name: .long, parsing: .unconditional, help: "How often to redraw the bar, like 100ms.")
     var refresh: String = "100ms"
 
     @Option(name: .long, help: "Width of the progress bar in characters.")

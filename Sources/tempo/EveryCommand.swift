@@ -23,8 +23,11 @@ struct EveryCommand: AsyncParsableCommand {
             output passes through. When a run is due while the previous one is still going, --late \
             decides: coalesce (default) starts one run as soon as the current one ends, burst starts \
             one run per missed tick back to back, skip waits for the next tick. Non-zero exits are \
-            reported and counted. Ctrl-C stops the schedule, waits for the current run (a second \
-            Ctrl-C kills it), and prints a summary. The exit status is 0 when every run succeeded and 1 otherwise. \
+            reported and counted. Each run gets a process group of its own. Ctrl-C (SIGINT) or SIGTERM \
+            stops the schedule, sends the same signal to the running command's process group and waits \
+            for it (a second signal kills the group with SIGKILL), prints a summary and exits with \
+            128 + the signal number: 130 for Ctrl-C, 143 for SIGTERM. Otherwise the exit status is 0 when \
+            every run succeeded and 1 otherwise; 127 when the command is not found, 64 for bad usage. \
             With --cron instead of an interval, runs start at the dates of the cron text (in --tz, default the \
             current zone) on the wall clock, the first at the next such date; see `tempo next`.
             """
@@ -64,7 +67,7 @@ struct EveryCommand: AsyncParsableCommand {
                 "missing the command to run: tempo every \(interval ?? "--cron ...") -- COMMAND [ARGS...]")
         }
         if !shell && resolveExecutable(first) == nil {
-            throw ValidationError("command '\(first)' not found or not executable")
+            throw commandNotFound(first)
         }
     }
 
@@ -84,26 +87,39 @@ struct EveryCommand: AsyncParsableCommand {
             invocation = ["/bin/sh", "-c", command.joined(separator: " ")]
         } else {
             guard let path = resolveExecutable(command[0]) else {
-                throw ValidationError("command '\(command[0])' not found or not executable")
+                throw commandNotFound(command[0])
             }
             invocation = [path] + command.dropFirst()
         }
         let runner = CommandScheduleRunner(invocation: invocation, policy: late.policy)
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { runner.interrupt() }
-        interrupt.resume()
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { runner.interrupt(signal: number) }
+            source.resume()
+            return source
+        }
         let summary =
             if let interval {
                 try await runner.run(every: parseDuration(interval, option: "<interval>"), count: count)
             } else {
                 try await runner.run(plan: cronPlan(), count: count)
             }
-        interrupt.cancel()
+        for source in sources { source.cancel() }
         printError(summary.text)
+        if let signal = summary.signal {
+            // As shells report a command killed by a signal.
+            throw ExitCode(128 + signal)
+        }
         if summary.failures > 0 {
             throw ExitCode(1)
         }
+    }
+
+    /// Reports a command that cannot be run and returns the exit status shells use for it (127).
+    private func commandNotFound(_ name: String) -> ExitCode {
+        printError("Error: command '\(name)' not found or not executable")
+        return ExitCode(127)
     }
 }
 

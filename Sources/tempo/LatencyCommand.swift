@@ -21,10 +21,10 @@ struct LatencyCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The tick period, like 1ms or 500us (at least 10us).")
+    @Option(name: .long, parsing: .unconditional, help: "The tick period, like 1ms or 500us (at least 10us).")
     var period: String = "1ms"
 
-    @Option(name: .long, help: "How long to measure each backend, like 5s or 300ms.")
+    @Option(name: .long, parsing: .unconditional, help: "How long to measure each backend, like 5s or 300ms.")
     var duration: String = "5s"
 
     @Option(name: .long, help: "How many turns the backends take (default: one per second of DURATION, 1 to 10).")
@@ -68,6 +68,8 @@ struct LatencyCommand: ParsableCommand {
             throw ValidationError("--rounds \(rounds) is more than the \(slots) ticks of --duration \(self.duration)")
         }
         if json && csv { throw ValidationError("--json and --csv cannot be combined") }
+        // Before the run, not after it: a path that cannot be created fails at once (EX_CANTCREAT).
+        if let svg { try checkCreatable(svg) }
     }
 
     func selectedBackends() throws -> [LatencyProbe.Backend] {
@@ -113,10 +115,44 @@ struct LatencyCommand: ParsableCommand {
     }
 }
 
-/// Writes `contents` to `path`, replacing the file.
+/// The exit status for an output file that cannot be created (`EX_CANTCREAT` in sysexits.h).
+let exitCannotCreate = ExitCode(73)
+
+/// Checks that `path` can be created or replaced: its directory exists and is writable, and `path` is not a
+/// directory. Reports the reason on standard error and throws exit status 73 otherwise.
+func checkCreatable(_ path: String) throws {
+    let directory: String
+    if let slash = path.lastIndex(of: "/") {
+        directory = slash == path.startIndex ? "/" : String(path[..<slash])
+    } else {
+        directory = "."
+    }
+    var info = stat()
+    let problem: String?
+    if path.isEmpty || path.hasSuffix("/") {
+        problem = "it names no file"
+    } else if stat(directory, &info) != 0 {
+        problem = "directory '\(directory)' does not exist"
+    } else if (info.st_mode & S_IFMT) != S_IFDIR {
+        problem = "'\(directory)' is not a directory"
+    } else if access(directory, W_OK) != 0 {
+        problem = "directory '\(directory)' is not writable"
+    } else if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+        problem = "it is a directory"
+    } else {
+        problem = nil
+    }
+    if let problem {
+        printError("Error: cannot create '\(path)': \(problem)")
+        throw exitCannotCreate
+    }
+}
+
+/// Writes `contents` to `path`, replacing the file; exit status 73 when it cannot be created.
 func writeFile(_ path: String, contents: String) throws {
     guard let file = fopen(path, "w") else {
-        throw ValidationError("cannot write '\(path)': \(String(cString: strerror(errno)))")
+        printError("Error: cannot create '\(path)': \(String(cString: strerror(errno)))")
+        throw exitCannotCreate
     }
     defer { fclose(file) }
     fputs(contents, file)

@@ -9,7 +9,9 @@ struct TickCommand: ParsableCommand {
         abstract: "Start a Tempo timer and print each tick with its lateness in microseconds."
     )
 
-    @Option(name: .long, help: "The interval, like 250ms, 1.5s, 100us, 1h30m.")
+    // Unconditional: `--every -5ms` takes `-5ms` as the value (rejected as not a duration, naming it) instead of
+    // reading it as an unknown option and reporting a missing value.
+    @Option(name: .long, parsing: .unconditional, help: "The interval, like 250ms, 1.5s, 100us, 1h30m.")
     var every: String = "250ms"
 
     @Option(name: .long, help: "How many ticks to print.")

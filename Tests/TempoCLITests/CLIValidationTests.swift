@@ -12,7 +12,6 @@ import Testing
         (["every", "soon", "--", "echo"], "'soon'"),
         (["every", "1s", "--count", "0", "--", "echo"], "0"),
         (["every", "1s", "--late", "sometimes", "--", "echo"], "'sometimes'"),
-        (["every", "1s", "--", "no-such-command-tempo"], "'no-such-command-tempo'"),
         (["every", "1s"], "COMMAND"),
         (["countdown", "0s"], "'0s'"),
         (["countdown", "10"], "'10'"),

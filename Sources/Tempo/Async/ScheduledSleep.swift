@@ -15,7 +15,8 @@ final class ScheduledSleep: Sendable {
     private let state = TempoMutex<State>(.initial)
 
     init(scheduler: any TimerScheduler) {
-        self.scheduler = scheduler
+        // Not `scheduler` itself: the pending deadline keeps this sleep alive (see `heldReference`).
+        self.scheduler = scheduler.heldReference
     }
 
     /// Arms the deadline, or resumes at once if the task was cancelled before the continuation existed.

@@ -66,7 +66,10 @@ extension TempoError {
     /// Anything longer cannot be handed to the operating system's timers and is rejected rather than clamped.
     public static let maximumDuration = Duration.nanoseconds(Int64.max)
 
-    /// Validates an interval: it must be positive and at most ``maximumDuration``.
+    /// Validates an interval: it must be at least 1 nanosecond (the resolution deadlines are handed to the
+    /// operating system with) and at most ``maximumDuration``.
+    ///
+    /// The one rule for every interval, delay, duration and timeout Tempo takes, and for ``DurationParser``.
     ///
     /// - Parameters:
     ///   - interval: The interval to check.
@@ -80,6 +83,11 @@ extension TempoError {
             throw TempoError(
                 .invalidInterval, value: interval.exactDescription,
                 message: "\(name) must be positive, got \(interval.exactDescription)")
+        }
+        guard interval >= .nanoseconds(1) else {
+            throw TempoError(
+                .invalidInterval, value: interval.exactDescription,
+                message: "\(name) must be at least 1 nanosecond, got \(interval.exactDescription)")
         }
         guard interval <= maximumDuration else {
             throw TempoError(

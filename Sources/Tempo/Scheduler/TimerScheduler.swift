@@ -56,6 +56,21 @@ public protocol TimerScheduler: Sendable {
     ///   - queue: The queue to run on, or `nil` for the current thread.
     ///   - work: The work.
     func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void)
+
+    /// What a Tempo type that schedules actions keeps to reach this scheduler; by default the scheduler itself.
+    ///
+    /// A scheduler keeps its pending actions alive, and a running ``TempoTimer``'s action keeps the timer alive,
+    /// so a timer holding the scheduler itself and the scheduler would keep each other alive. That is harmless
+    /// for a scheduler that lives as long as the process (``SystemScheduler/shared``). A scheduler that should
+    /// be freed when its user drops it, even with actions pending (`VirtualClock` in tests), returns an object
+    /// that shares its time and queues without keeping it alive, and releases its pending actions when it is
+    /// deinitialized. Read once, when the Tempo type is created; any thread.
+    var heldReference: any TimerScheduler { get }
+}
+
+extension TimerScheduler {
+    /// The scheduler itself: right for a scheduler that outlives its timers.
+    public var heldReference: any TimerScheduler { self }
 }
 
 /// A handle to an action scheduled with ``TimerScheduler/schedule(at:leeway:clock:_:)``.

@@ -14,7 +14,7 @@ public enum DurationParser: Sendable {
     ///
     /// - Parameter text: The duration, for example `1h30m`.
     /// - Returns: The duration.
-    /// - Throws: ``TempoError`` naming `text` when it is empty, malformed, zero, or longer than
+    /// - Throws: ``TempoError`` naming `text` when it is empty, malformed, zero, shorter than 1 ns, or longer than
     ///   ``TempoError/maximumDuration``.
     public static func parse(_ text: String) throws(TempoError) -> Duration {
         func fail(_ why: String) -> TempoError {
@@ -83,6 +83,8 @@ public enum DurationParser: Sendable {
             if totalAttoseconds > limit { throw fail("it is longer than \(TempoError.maximumDuration)") }
         }
         guard totalAttoseconds > 0 else { throw fail("it must be positive") }
+        // The same floor as `TempoError.validateInterval`: below 1 ns no deadline can be handed to the OS.
+        guard totalAttoseconds >= 1_000_000_000 else { throw fail("it is shorter than 1 nanosecond") }
         return Duration(attoseconds: totalAttoseconds)
     }
 }

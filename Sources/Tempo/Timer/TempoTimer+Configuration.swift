@@ -47,13 +47,6 @@ extension TempoTimer {
         ///   clock reads fits in an `Int`.
         public func validate() throws(TempoError) {
             try TempoError.validateInterval(interval)
-            guard interval >= .nanoseconds(1) else {
-                throw TempoError(
-                    .invalidInterval,
-                    value: interval.exactDescription,
-                    message: "interval must be at least 1 nanosecond, got \(interval.exactDescription)"
-                )
-            }
             if case .times(let n) = repeats, n < 1 {
                 throw TempoError(.invalidCount, value: "\(n)", message: "repeat count must be at least 1, got \(n)")
             }

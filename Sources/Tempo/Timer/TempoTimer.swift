@@ -114,7 +114,8 @@ public final class TempoTimer: Sendable {
         handler: Handler?
     ) throws(TempoError) {
         try configuration.validate()
-        self.scheduler = scheduler
+        // Not `scheduler` itself: its pending action keeps this timer alive (see `heldReference`).
+        self.scheduler = scheduler.heldReference
         self.clock = configuration.clock
         self.targetIsAlive = targetIsAlive
         switch configuration.delivery.kind {

@@ -169,6 +169,9 @@ final class StateLog: Sendable {
         #expect(recorder.leeways == [.milliseconds(5), .milliseconds(50)])
         #expect(recorder.virtual.pendingCount == 1)
         #expect(timer.leeway == .milliseconds(50))
+        // The recording wrapper keeps its VirtualClock strongly, so the clock cannot release this running timer
+        // when the test ends (timer, wrapper, clock, pending action, timer): cancel it.
+        timer.cancel()
     }
 }
 

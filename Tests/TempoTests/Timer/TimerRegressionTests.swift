@@ -146,11 +146,16 @@ import Testing
     }
 }
 
-/// A late-bound reference so a handler can reach its own timer.
+/// A late-bound, weak reference so a handler can reach its own timer without keeping it alive (a strong one
+/// would be a cycle: timer, handler, box, timer).
 final class TimerBox: Sendable {
-    private let stored = TempoMutex<TempoTimer?>(nil)
+    private struct Weak: Sendable {
+        weak var timer: TempoTimer?
+    }
+
+    private let stored = TempoMutex(Weak())
     var timer: TempoTimer? {
-        get { stored.withLock { $0 } }
-        set { stored.withLock { $0 = newValue } }
+        get { stored.withLock { $0.timer } }
+        set { stored.withLock { $0.timer = newValue } }
     }
 }

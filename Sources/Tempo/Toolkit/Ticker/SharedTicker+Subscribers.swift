@@ -59,6 +59,7 @@ extension SharedTicker {
         return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
+            state.unshareSubscribers()
             state.subscribers.append(
                 Subscriber(
                     id: id, every: every, phase: state.slots % every, handler: handler, ownerIsAlive: ownerIsAlive)
@@ -93,6 +94,7 @@ extension SharedTicker {
         guard let index = Self.index(of: id, in: state.subscribers),
             let handler = state.subscribers[index].handler
         else { return nil }
+        state.unshareSubscribers()
         state.subscribers[index].handler = nil
         state.subscribers[index].ownerIsAlive = nil
         state.live -= 1
@@ -127,6 +129,7 @@ extension SharedTicker {
         let (snapshot, before, after, epoch) = state.withLock { state in
             let before = state.slots
             state.slots += 1 + tick.missed
+            state.snapshotTaken = true
             return (state.subscribers, before, state.slots, removals.load(ordering: .relaxed))
         }
         var dead: [UInt64] = []

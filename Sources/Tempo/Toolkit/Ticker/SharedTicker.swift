@@ -35,9 +35,10 @@ import TempoLocks
 /// no cleanup code. Tokens keep the ticker alive; keep a reference to a ticker that has owner subscriptions.
 ///
 /// ## Cost
-/// Subscribers live in one contiguous array that each tick reads as a copy-on-write snapshot: a tick
-/// allocates nothing in the ticker and costs one indirect call per subscriber due. Subscribing is O(1)
-/// amortized; leaving is O(log n) amortized (tombstones are compacted when they are half the array).
+/// Subscribers live in one contiguous array that each tick reads as a snapshot: a tick allocates nothing in the
+/// ticker and costs one indirect call per subscriber due. The first subscribe or leave after a tick copies the
+/// array (O(n)), so a snapshot is never written to while a tick reads it; otherwise subscribing is O(1)
+/// amortized and leaving O(log n) amortized (tombstones are compacted when they are half the array).
 ///
 /// ## Thread safety
 /// Every method may be called from any thread, including from a subscriber's handler. No user code runs
@@ -60,6 +61,19 @@ public final class SharedTicker: Sendable {
         /// Grid slots delivered so far, over the ticker's whole life.
         var slots = 0
         var paused = false
+        /// Whether a tick took `subscribers` as its snapshot since the array was last copied. A mutation then
+        /// copies the array first instead of writing to a buffer that a tick may still be reading outside the
+        /// lock: Swift's copy-on-write check would allow the write as soon as the tick dropped its reference,
+        /// but that reference count lives in the uninstrumented runtime, so ThreadSanitizer could not see the
+        /// hand-off. Copying makes the ordering explicit: a snapshot's buffer is never written again.
+        var snapshotTaken = false
+
+        /// Makes `subscribers` safe to mutate in place (see `snapshotTaken`).
+        mutating func unshareSubscribers() {
+            guard snapshotTaken else { return }
+            subscribers = subscribers.map { $0 }
+            snapshotTaken = false
+        }
     }
 
     let state = TempoMutex(State())

@@ -59,8 +59,8 @@ final class LeakTracker: Sendable {
 
     private let cleanups = TempoMutex<[@Sendable () -> Void]>([])
 
-    /// Work to run after the check, for example cancelling a timer the scenario deliberately left running (a
-    /// running timer and its `VirtualClock` keep each other alive until it is cancelled).
+    /// Work to run after the check, for example cancelling a timer the scenario deliberately left running (the
+    /// check keeps the `VirtualClock`, and with it its running timers, alive).
     func atEnd(_ cleanup: @escaping @Sendable () -> Void) {
         cleanups.withLock { $0.append(cleanup) }
     }

@@ -1,0 +1,200 @@
+import Dispatch
+import Synchronization
+import Tempo
+import TempoLocks
+
+/// The time and queues of a ``VirtualClock``, shared by the clock and by everything scheduled on it.
+///
+/// Timers keep this engine (the clock's ``VirtualClock/heldReference``), not the clock: a running timer's
+/// pending action lives in the engine's queues and keeps the timer alive, so if the timer kept the clock,
+/// clock and timer would keep each other alive forever once the test dropped both. When the last reference
+/// to the ``VirtualClock`` goes, its `deinit` calls ``close()``: the queues are emptied (releasing every
+/// scheduled action and, with it, every timer nothing else holds) and later actions are not kept. Time
+/// then stays where it was.
+///
+/// Thread-safety: every method may be called from any thread; advance from one thread at a time.
+final class VirtualClockEngine: TimerScheduler {
+    private struct State: ~Copyable {
+        var now: [TimerInstant]
+        var queues = [DeadlineQueue(), DeadlineQueue(), DeadlineQueue()]
+        var nextID: UInt64 = 1
+        /// Set once the clock was released: nothing can advance time any more, so nothing is kept.
+        var closed = false
+    }
+
+    private let state: TempoMutex<State>
+    /// Work submitted to queues and not finished yet.
+    private let outstanding = DispatchGroup()
+    /// Threads currently running submitted work: they must not wait for `outstanding` (it includes them).
+    private let deliveringThreads = TempoMutex<[CurrentThread.ID: Int]>([:])
+
+    init(now: [TimerInstant]) {
+        state = TempoMutex(State(now: now))
+    }
+
+    static func index(_ clock: TimerClock) -> Int {
+        switch clock {
+        case .monotonic: 0
+        case .continuous: 1
+        case .wall: 2
+        }
+    }
+
+    /// Drops every pending action (outside the lock: they may hold the last reference to their timers) and
+    /// keeps no action scheduled later.
+    func close() {
+        let dropped = state.withLock { state -> [DeadlineQueue] in
+            state.closed = true
+            defer { state.queues = [DeadlineQueue(), DeadlineQueue(), DeadlineQueue()] }
+            return state.queues
+        }
+        withExtendedLifetime(dropped) {}
+    }
+
+    // MARK: TimerScheduler
+
+    func now(_ clock: TimerClock) -> TimerInstant {
+        state.withLock { $0.now[Self.index(clock)] }
+    }
+
+    func schedule(
+        at deadline: TimerInstant,
+        leeway: Duration,
+        clock: TimerClock,
+        _ action: @escaping @Sendable () -> Void
+    ) -> ScheduledAction {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            if !state.closed {
+                state.queues[Self.index(clock)].insert(id: id, deadline: deadline, leeway: .zero, action: action)
+            }
+            return ScheduledAction(id: id)
+        }
+    }
+
+    func cancel(_ action: ScheduledAction) {
+        let removed = state.withLock { state -> (@Sendable () -> Void)? in
+            for index in state.queues.indices {
+                if let action = state.queues[index].remove(id: action.id) { return action }
+            }
+            return nil
+        }
+        withExtendedLifetime(removed) {}
+    }
+
+    func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
+        guard let queue else {
+            work()
+            return
+        }
+        outstanding.enter()
+        // The box lets the work (and what it captures) be released before `leave()`, so that once
+        // `settle()` returns nothing of it is still alive.
+        let box = WorkBox(work)
+        queue.async { [self] in
+            let thread = CurrentThread.id
+            deliveringThreads.withLock { $0[thread, default: 0] += 1 }
+            box.run()
+            deliveringThreads.withLock { threads in
+                threads[thread, default: 1] -= 1
+                if threads[thread] == 0 { threads[thread] = nil }
+            }
+            outstanding.leave()
+        }
+        settle()
+    }
+
+    /// Waits for submitted work, unless the caller is itself delivered work.
+    private func settle() {
+        let thread = CurrentThread.id
+        guard deliveringThreads.withLock({ $0[thread] == nil }) else { return }
+        outstanding.wait()
+    }
+
+    // MARK: Moving time
+
+    var pendingCount: Int {
+        state.withLock { state in state.queues.reduce(0) { $0 + $1.count } }
+    }
+
+    func pendingCount(on clock: TimerClock) -> Int {
+        state.withLock { $0.queues[Self.index(clock)].count }
+    }
+
+    func advance(by duration: Duration) -> Int {
+        precondition(duration >= .zero, "VirtualClock cannot move backwards (advance(by: \(duration)))")
+        var remaining = duration
+        var ran = 0
+        while true {
+            let next = state.withLock { state -> (@Sendable () -> Void)? in
+                guard let (index, offset) = Self.nextDue(&state, within: remaining) else {
+                    for i in state.now.indices { state.now[i] = state.now[i] + remaining }
+                    remaining = .zero
+                    return nil
+                }
+                let step = max(offset, .zero)
+                for i in state.now.indices { state.now[i] = state.now[i] + step }
+                remaining -= step
+                return state.queues[index].popFirst(notAfter: state.now[index])?.action
+            }
+            guard let next else { return ran }
+            next()
+            ran += 1
+        }
+    }
+
+    func runUntilIdle(limit: Int) -> Int {
+        var ran = 0
+        while ran < limit {
+            let step = state.withLock { state in Self.nextDue(&state, within: TempoError.maximumDuration)?.1 }
+            guard let step else { break }
+            ran += advance(by: max(step, .zero))
+        }
+        return ran
+    }
+
+    func suspend(for duration: Duration) -> Int {
+        precondition(duration >= .zero, "a suspension cannot be negative (\(duration))")
+        state.withLock { state in
+            state.now[1] = state.now[1] + duration
+            state.now[2] = state.now[2] + duration
+        }
+        return advance(by: .zero)
+    }
+
+    func adjustWallClock(by offset: Duration) -> Int {
+        state.withLock { state in state.now[2] = state.now[2] + offset }
+        return advance(by: .zero)
+    }
+
+    /// The clock index and offset from now of the earliest pending action, if it falls within `limit`.
+    private static func nextDue(_ state: inout State, within limit: Duration) -> (Int, Duration)? {
+        var best: (index: Int, offset: Duration, id: UInt64)?
+        for index in state.queues.indices {
+            guard let entry = state.queues[index].earliestDeadline() else { continue }
+            let offset = entry.deadline - state.now[index]
+            guard offset <= limit else { continue }
+            if let current = best, (current.offset, current.id) < (offset, entry.id) { continue }
+            best = (index, offset, entry.id)
+        }
+        return best.map { ($0.index, $0.offset) }
+    }
+}
+
+/// Holds submitted work until it has run, then drops it.
+private final class WorkBox: Sendable {
+    private let work: TempoMutex<(@Sendable () -> Void)?>
+
+    init(_ work: @escaping @Sendable () -> Void) {
+        self.work = TempoMutex(work)
+    }
+
+    func run() {
+        let work = self.work.withLock { work in
+            defer { work = nil }
+            return work
+        }
+        work?()
+    }
+}

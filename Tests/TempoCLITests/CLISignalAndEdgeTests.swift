@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tempo every` under SIGINT/SIGTERM, and the exit statuses of bad input that is not a plain usage error.
+@Suite struct CLISignalAndEdgeTests {
+    /// A fresh path in the temporary directory (not created).
+    private static func temporaryPath(_ name: String) -> String {
+        NSTemporaryDirectory() + "tempo-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Waits (real time, up to 60 s on a loaded machine) until the child has created `path`.
+    private static func waitForFile(_ path: String) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: path) {
+            guard Date() < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    /// The child traps the signal, reports it, and exits; its own child (`sleep`, in the foreground) is in the
+    /// same process group, so it gets the signal too and ends at once, and only then does the shell run its trap.
+    /// The `sleep` shares the output pipe, so a `sleep` left running would hold the test for 30 s.
+    @Test(arguments: [(SIGINT, "INT", Int32(130)), (SIGTERM, "TERM", Int32(143))])
+    func aSignalIsForwardedToTheRunsProcessGroupWaitedForAndExitsWith128PlusItsNumber(
+        signal: Int32, name: String, status: Int32
+    ) throws {
+        let marker = Self.temporaryPath("ready")
+        defer { unlink(marker) }
+        let script = "trap 'echo child got \(name); exit 0' \(name); touch \(marker); sleep 30"
+        let started = Date()
+        let output = try TempoBinary.run(["every", "1h", "--", "sh", "-c", script], timeout: 90) { process in
+            #expect(Self.waitForFile(marker), "the command never started")
+            kill(process.processIdentifier, signal)
+        }
+        #expect(output.status == status, "stderr: \(output.stderr)")
+        #expect(output.stdout == "child got \(name)\n", "the run was not signalled or not waited for")
+        #expect(output.stderr.contains("1 run"), "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("(interrupted)"), "stderr: \(output.stderr)")
+        // Not the 30 s of the child's `sleep`: the whole group got the signal.
+        #expect(Date().timeIntervalSince(started) < 25)
+    }
+
+    /// A run that ignores the signal is waited for until a second signal, which kills its group.
+    @Test func aSecondSignalKillsARunThatIgnoresTheFirst() throws {
+        let marker = Self.temporaryPath("stubborn")
+        defer { unlink(marker) }
+        let started = Date()
+        let output = try TempoBinary.run(
+            ["every", "1h", "--", "sh", "-c", "trap '' TERM; touch \(marker); sleep 30"], timeout: 90
+        ) { process in
+            #expect(Self.waitForFile(marker), "the command never started")
+            kill(process.processIdentifier, SIGTERM)
+            usleep(300_000)
+            kill(process.processIdentifier, SIGTERM)
+        }
+        #expect(output.status == 143, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("killed by signal 9"), "stderr: \(output.stderr)")
+        #expect(Date().timeIntervalSince(started) < 25)
+    }
+
+    @Test(arguments: [
+        ["tick", "--every", "-5ms"], ["tick", "--every=-5ms"], ["countdown", "5s", "--refresh", "-1s"],
+    ])
+    func aNegativeDurationIsNamedAsABadValueNotAMissingOne(arguments: [String]) throws {
+        let output = try TempoBinary.run(arguments)
+        let value = arguments.last!.replacingOccurrences(of: "--every=", with: "")
+        #expect(output.status == 64, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("'\(value)'"), "stderr: \(output.stderr)")
+        #expect(!output.stderr.contains("Missing value"), "stderr: \(output.stderr)")
+    }
+
+    @Test(arguments: [["tick", "--every", "0.1ns"], ["every", "0.5ns", "--", "true"], ["countdown", "0.9ns"]])
+    func aSubNanosecondDurationIsAUsageError(arguments: [String]) throws {
+        let output = try TempoBinary.run(arguments)
+        #expect(output.status == 64, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("shorter than 1 nanosecond"), "stderr: \(output.stderr)")
+    }
+
+    @Test func aCommandThatDoesNotExistExitsWith127() throws {
+        let output = try TempoBinary.run(["every", "1s", "--", "no-such-command-tempo"])
+        #expect(output.status == 127, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("'no-such-command-tempo'"), "stderr: \(output.stderr)")
+        #expect(output.stdout.isEmpty)
+    }
+
+    /// The default run measures for 5 s per backend; the check must fail before any of it.
+    @Test(arguments: ["/no-such-directory-tempo/plot.svg", "/", "."])
+    func anSVGPathThatCannotBeCreatedFailsBeforeTheRunWith73(path: String) throws {
+        let started = Date()
+        let output = try TempoBinary.run(["latency", "--no-progress", "--svg", path], timeout: 20)
+        #expect(output.status == 73, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("cannot create '\(path)'"), "stderr: \(output.stderr)")
+        #expect(output.stdout.isEmpty)
+        #expect(Date().timeIntervalSince(started) < 15)
+    }
+}
