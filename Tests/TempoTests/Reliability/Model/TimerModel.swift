@@ -221,7 +221,11 @@ struct TimerModel {
 
     private mutating func deliverScheduled(index: Int, at instant: TimerInstant, missed: Int) {
         fireCount += 1
-        deliver(TimerTick(index: index, due: due(index), lateness: instant - due(index), missed: missed))
+        // `overdue` counts from the earliest slot the tick stands for: the missed slots lie just before it.
+        deliver(
+            TimerTick(
+                index: index, due: due(index), lateness: instant - due(index), missed: missed,
+                overdue: instant - due(index - missed)))
     }
 
     private mutating func deliver(_ tick: TimerTick) {
