@@ -41,7 +41,7 @@ public enum LatencyProbe {
             switch self {
             case .floor: "clock_nanosleep(TIMER_ABSTIME) thread, timer slack 1 ns"
             case .dispatchSource: "DispatchSourceTimer, leeway 0, .strict"
-            case .tempoDefault: "TempoTimer, .privateQueue delivery"
+            case .tempoDefault: "TempoTimer, default delivery (shared pool)"
             case .tempoPrecise: "TempoTimer, .immediate delivery, leeway 0"
             case .wheel: "TimingWheel, tick 1 µs, .immediate delivery"
             }
