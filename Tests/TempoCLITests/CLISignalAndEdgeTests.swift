@@ -22,16 +22,18 @@ import Glibc
         return true
     }
 
-    /// The child traps the signal, reports it, and exits; its own child (`sleep`, in the foreground) is in the
-    /// same process group, so it gets the signal too and ends at once, and only then does the shell run its trap.
-    /// The `sleep` shares the output pipe, so a `sleep` left running would hold the test for 30 s.
+    /// The child traps the signal, reports it, and exits. It runs `sleep` in a foreground subshell that creates
+    /// the marker and then becomes the `sleep` (`exec`): from the moment the marker exists, the process that must
+    /// get the signal exists too, in the same process group, with the default disposition (a subshell does not
+    /// inherit the trap), so it ends at once and only then does the shell run its trap. The `sleep` shares the
+    /// output pipe, so a `sleep` left running would hold the test for 30 s.
     @Test(arguments: [(SIGINT, "INT", Int32(130)), (SIGTERM, "TERM", Int32(143))])
     func aSignalIsForwardedToTheRunsProcessGroupWaitedForAndExitsWith128PlusItsNumber(
         signal: Int32, name: String, status: Int32
     ) throws {
         let marker = Self.temporaryPath("ready")
         defer { unlink(marker) }
-        let script = "trap 'echo child got \(name); exit 0' \(name); touch \(marker); sleep 30"
+        let script = "trap 'echo child got \(name); exit 0' \(name); (touch \(marker); exec sleep 30)"
         let started = Date()
         let output = try TempoBinary.run(["every", "1h", "--", "sh", "-c", script], timeout: 90) { process in
             #expect(Self.waitForFile(marker), "the command never started")
