@@ -15,11 +15,11 @@ import Musl
 import Darwin
 #endif
 
+// @unchecked Sendable: `value` is only read or written between `pthread_mutex_lock` and `pthread_mutex_unlock`
+// of the mutex this object owns, so it is never accessed from two threads at once.
 /// A value guarded by a `pthread_mutex_t`, visible to ThreadSanitizer (the `TSanVisibleLocks` build).
 ///
 /// Thread safety: every access goes through ``withLock(_:)``; the lock is not recursive.
-// @unchecked Sendable: `value` is only read or written between `pthread_mutex_lock` and `pthread_mutex_unlock`
-// of the mutex this object owns, so it is never accessed from two threads at once.
 public final class TempoMutex<Value: ~Copyable>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value

@@ -13,8 +13,8 @@ import Testing
         func increment() { count.withLock { $0 += 1 } }
     }
 
+    // @unchecked Sendable: only read after the objects' scope ended, on the test's thread.
     private struct Weak: @unchecked Sendable {
-        // @unchecked Sendable: only read after the objects' scope ended, on the test's thread.
         weak var clock: VirtualClock?
         weak var timer: TempoTimer?
         weak var ticker: SharedTicker?
