@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 @Suite struct BenchCommandTests {
-    @Test func printsOneRowPerSubjectWithRatiosToDispatch() throws {
-        let output = try TempoBinary.run(["bench", "--counts", "1k"])
+    @Test func printsOneRowPerSubjectWithRatiosToDispatch() async throws {
+        let output = try await TempoBinary.run(["bench", "--counts", "1k"])
         #expect(output.status == 0, "stderr: \(output.stderr)")
         let rows = output.stdout.split(separator: "\n").filter {
             $0.trimmingCharacters(in: .whitespaces).hasPrefix("1000 ")

@@ -30,46 +30,48 @@ import Glibc
     @Test(arguments: [(SIGINT, "INT", Int32(130)), (SIGTERM, "TERM", Int32(143))])
     func aSignalIsForwardedToTheRunsProcessGroupWaitedForAndExitsWith128PlusItsNumber(
         signal: Int32, name: String, status: Int32
-    ) throws {
+    ) async throws {
         let marker = Self.temporaryPath("ready")
         defer { unlink(marker) }
         let script = "trap 'echo child got \(name); exit 0' \(name); (touch \(marker); exec sleep 30)"
-        let started = Date()
-        let output = try TempoBinary.run(["every", "1h", "--", "sh", "-c", script], timeout: 90) { process in
-            #expect(Self.waitForFile(marker), "the command never started")
+        let commandStarted = Flag()
+        let output = try await TempoBinary.run(["every", "1h", "--", "sh", "-c", script], timeout: 90) { process in
+            if Self.waitForFile(marker) { commandStarted.set() }
             kill(process.processIdentifier, signal)
         }
+        #expect(commandStarted.isSet, "the command never started")
         #expect(output.status == status, "stderr: \(output.stderr)")
         #expect(output.stdout == "child got \(name)\n", "the run was not signalled or not waited for")
         #expect(output.stderr.contains("1 run"), "stderr: \(output.stderr)")
         #expect(output.stderr.contains("(interrupted)"), "stderr: \(output.stderr)")
         // Not the 30 s of the child's `sleep`: the whole group got the signal.
-        #expect(Date().timeIntervalSince(started) < 25)
+        #expect(output.elapsed < 25)
     }
 
     /// A run that ignores the signal is waited for until a second signal, which kills its group.
-    @Test func aSecondSignalKillsARunThatIgnoresTheFirst() throws {
+    @Test func aSecondSignalKillsARunThatIgnoresTheFirst() async throws {
         let marker = Self.temporaryPath("stubborn")
         defer { unlink(marker) }
-        let started = Date()
-        let output = try TempoBinary.run(
+        let commandStarted = Flag()
+        let output = try await TempoBinary.run(
             ["every", "1h", "--", "sh", "-c", "trap '' TERM; touch \(marker); sleep 30"], timeout: 90
         ) { process in
-            #expect(Self.waitForFile(marker), "the command never started")
+            if Self.waitForFile(marker) { commandStarted.set() }
             kill(process.processIdentifier, SIGTERM)
             usleep(300_000)
             kill(process.processIdentifier, SIGTERM)
         }
+        #expect(commandStarted.isSet, "the command never started")
         #expect(output.status == 143, "stderr: \(output.stderr)")
         #expect(output.stderr.contains("killed by signal 9"), "stderr: \(output.stderr)")
-        #expect(Date().timeIntervalSince(started) < 25)
+        #expect(output.elapsed < 25)
     }
 
     @Test(arguments: [
         ["tick", "--every", "-5ms"], ["tick", "--every=-5ms"], ["countdown", "5s", "--refresh", "-1s"],
     ])
-    func aNegativeDurationIsNamedAsABadValueNotAMissingOne(arguments: [String]) throws {
-        let output = try TempoBinary.run(arguments)
+    func aNegativeDurationIsNamedAsABadValueNotAMissingOne(arguments: [String]) async throws {
+        let output = try await TempoBinary.run(arguments)
         let value = arguments.last!.replacingOccurrences(of: "--every=", with: "")
         #expect(output.status == 64, "stderr: \(output.stderr)")
         #expect(output.stderr.contains("'\(value)'"), "stderr: \(output.stderr)")
@@ -77,14 +79,14 @@ import Glibc
     }
 
     @Test(arguments: [["tick", "--every", "0.1ns"], ["every", "0.5ns", "--", "true"], ["countdown", "0.9ns"]])
-    func aSubNanosecondDurationIsAUsageError(arguments: [String]) throws {
-        let output = try TempoBinary.run(arguments)
+    func aSubNanosecondDurationIsAUsageError(arguments: [String]) async throws {
+        let output = try await TempoBinary.run(arguments)
         #expect(output.status == 64, "stderr: \(output.stderr)")
         #expect(output.stderr.contains("shorter than 1 nanosecond"), "stderr: \(output.stderr)")
     }
 
-    @Test func aCommandThatDoesNotExistExitsWith127() throws {
-        let output = try TempoBinary.run(["every", "1s", "--", "no-such-command-tempo"])
+    @Test func aCommandThatDoesNotExistExitsWith127() async throws {
+        let output = try await TempoBinary.run(["every", "1s", "--", "no-such-command-tempo"])
         #expect(output.status == 127, "stderr: \(output.stderr)")
         #expect(output.stderr.contains("'no-such-command-tempo'"), "stderr: \(output.stderr)")
         #expect(output.stdout.isEmpty)
@@ -92,12 +94,11 @@ import Glibc
 
     /// The default run measures for 5 s per backend; the check must fail before any of it.
     @Test(arguments: ["/no-such-directory-tempo/plot.svg", "/", "."])
-    func anSVGPathThatCannotBeCreatedFailsBeforeTheRunWith73(path: String) throws {
-        let started = Date()
-        let output = try TempoBinary.run(["latency", "--no-progress", "--svg", path], timeout: 20)
+    func anSVGPathThatCannotBeCreatedFailsBeforeTheRunWith73(path: String) async throws {
+        let output = try await TempoBinary.run(["latency", "--no-progress", "--svg", path], timeout: 20)
         #expect(output.status == 73, "stderr: \(output.stderr)")
         #expect(output.stderr.contains("cannot create '\(path)'"), "stderr: \(output.stderr)")
         #expect(output.stdout.isEmpty)
-        #expect(Date().timeIntervalSince(started) < 15)
+        #expect(output.elapsed < 15)
     }
 }

@@ -21,16 +21,16 @@ import Testing
     ]
 
     @Test(arguments: badInvocations)
-    func badInputExitsWithUsageStatusAndNamesTheValue(arguments: [String], named: String) throws {
-        let output = try TempoBinary.run(arguments)
+    func badInputExitsWithUsageStatusAndNamesTheValue(arguments: [String], named: String) async throws {
+        let output = try await TempoBinary.run(arguments)
         #expect(output.status == 64, "stderr: \(output.stderr)")
         #expect(output.stderr.contains(named), "stderr: \(output.stderr)")
         #expect(output.stdout.isEmpty)
     }
 
     @Test(arguments: [[], ["latency"], ["bench"], ["every"], ["countdown"], ["tick"]])
-    func everySubcommandHasHelp(subcommand: [String]) throws {
-        let output = try TempoBinary.run(subcommand + ["--help"])
+    func everySubcommandHasHelp(subcommand: [String]) async throws {
+        let output = try await TempoBinary.run(subcommand + ["--help"])
         #expect(output.status == 0)
         #expect(output.stdout.contains("USAGE:"))
         #expect(output.stdout.contains("--help"))

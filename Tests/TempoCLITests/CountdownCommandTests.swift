@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 @Suite struct CountdownCommandTests {
-    @Test func countsDownAndFinishes() throws {
-        let output = try TempoBinary.run(["countdown", "300ms"])
+    @Test func countsDownAndFinishes() async throws {
+        let output = try await TempoBinary.run(["countdown", "300ms"])
         #expect(output.status == 0)
         #expect(output.stdout.hasPrefix("countdown: 300ms, 00:00.3 left\n"))
         #expect(output.stdout.contains("done after 00:00."))
@@ -11,8 +11,8 @@ import Testing
 
     /// Stopped for 1 s of a 2.5 s countdown: at SIGCONT at most 1.5 s are left, however slowly the process
     /// started. A countdown that counted its own redraws instead of reading the clock would show about 2.1 s.
-    @Test func timeLeftAfterStopAndContinueComesFromTheClock() throws {
-        let output = try TempoBinary.run(["countdown", "2500ms"]) { process in
+    @Test func timeLeftAfterStopAndContinueComesFromTheClock() async throws {
+        let output = try await TempoBinary.run(["countdown", "2500ms"]) { process in
             Foundation.Thread.sleep(forTimeInterval: 0.4)
             kill(process.processIdentifier, SIGSTOP)
             Foundation.Thread.sleep(forTimeInterval: 1.0)

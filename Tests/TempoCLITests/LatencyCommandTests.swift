@@ -2,10 +2,10 @@ import Foundation
 import Testing
 
 @Suite struct LatencyCommandTests {
-    @Test func jsonReportsEveryBackendWithOrderedPercentilesAndWritesTheSVG() throws {
+    @Test func jsonReportsEveryBackendWithOrderedPercentilesAndWritesTheSVG() async throws {
         let svg = FileManager.default.temporaryDirectory.appendingPathComponent("tempo-latency-\(getpid()).svg")
         defer { try? FileManager.default.removeItem(at: svg) }
-        let output = try TempoBinary.run(["latency", "--duration", "250ms", "--json", "--svg", svg.path])
+        let output = try await TempoBinary.run(["latency", "--duration", "250ms", "--json", "--svg", svg.path])
         #expect(output.status == 0, "stderr: \(output.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
         let backends = try #require(object?["backends"] as? [[String: Any]])
@@ -29,8 +29,10 @@ import Testing
         #expect(plot.components(separatedBy: "<polyline").count - 1 == backends.count)
     }
 
-    @Test func csvHasAHeaderAndOneLinePerSelectedBackendFloorFirst() throws {
-        let output = try TempoBinary.run(["latency", "--duration", "200ms", "--csv", "--backends", "tempo-precise"])
+    @Test func csvHasAHeaderAndOneLinePerSelectedBackendFloorFirst() async throws {
+        let output = try await TempoBinary.run([
+            "latency", "--duration", "200ms", "--csv", "--backends", "tempo-precise",
+        ])
         #expect(output.status == 0, "stderr: \(output.stderr)")
         let lines = output.stdout.split(separator: "\n")
         #expect(lines.count == 3)
@@ -38,8 +40,8 @@ import Testing
         #expect(lines.dropFirst().map { $0.split(separator: ",").first } == ["floor", "tempo-precise"])
     }
 
-    @Test func tableShowsRatiosAndAHistogram() throws {
-        let output = try TempoBinary.run([
+    @Test func tableShowsRatiosAndAHistogram() async throws {
+        let output = try await TempoBinary.run([
             "latency", "--duration", "100ms", "--period", "2ms", "--backends", "dispatch",
         ])
         #expect(output.status == 0)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs the built `tempo` executable end to end, like swift-argument-parser's `AssertExecuteCommand`.
@@ -11,6 +12,9 @@ struct TempoBinary {
         let status: Int32
         let stdout: String
         let stderr: String
+        /// From start to exit of the process, measured on the thread that waits for it (so it does not include
+        /// the test task's wait to be resumed).
+        let elapsed: TimeInterval
     }
 
     static let url: URL? = {
@@ -26,16 +30,40 @@ struct TempoBinary {
     }()
 
     /// Starts `tempo arguments...`; `during` runs while it is going (to send signals); waits at most `timeout`.
+    ///
+    /// The process is started, signalled and waited for on a thread of its own, not on the test's: a test that
+    /// blocked a thread of Swift concurrency's cooperative pool (two threads on a 2-core machine) for seconds
+    /// starved the async tests running beside it.
     static func run(
         _ arguments: [String],
         timeout: TimeInterval = 30,
         sourceLocation: SourceLocation = #_sourceLocation,
-        during: (Process) throws -> Void = { _ in }
-    ) throws -> Output {
+        during: @escaping @Sendable (Process) throws -> Void = { _ in }
+    ) async throws -> Output {
         guard let url else {
             Issue.record("tempo binary not found next to the tests: run `swift build --build-tests` first")
             throw CancellationError()
         }
+        let (output, timedOut) = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result { try runBlocking(url, arguments, timeout: timeout, during: during) })
+            }
+        }
+        if timedOut {
+            Issue.record(
+                "tempo \(arguments.joined(separator: " ")) did not finish within \(timeout) s",
+                sourceLocation: sourceLocation)
+        }
+        return output
+    }
+
+    private static func runBlocking(
+        _ url: URL,
+        _ arguments: [String],
+        timeout: TimeInterval,
+        during: (Process) throws -> Void
+    ) throws -> (Output, timedOut: Bool) {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -52,19 +80,21 @@ struct TempoBinary {
                 collected.set(String(decoding: data, as: UTF8.self), error: isError)
             }
         }
+        let started = Date()
         try process.run()
         try during(process)
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline {
             usleep(10_000)
         }
-        if process.isRunning {
-            process.terminate()
-            Issue.record("tempo \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
-        }
+        let timedOut = process.isRunning
+        if timedOut { process.terminate() }
         process.waitUntilExit()
+        let elapsed = Date().timeIntervalSince(started)
         group.wait()
-        return Output(status: process.terminationStatus, stdout: collected.stdout, stderr: collected.stderr)
+        let output = Output(
+            status: process.terminationStatus, stdout: collected.stdout, stderr: collected.stderr, elapsed: elapsed)
+        return (output, timedOut)
     }
 }
 
@@ -83,4 +113,11 @@ private final class Collected: @unchecked Sendable {
 
     var stdout: String { lock.withLock { out } }
     var stderr: String { lock.withLock { err } }
+}
+
+/// A flag set on the thread that drives a `tempo` process and read by the test afterwards.
+final class Flag: Sendable {
+    private let state = Mutex(false)
+    var isSet: Bool { state.withLock { $0 } }
+    func set() { state.withLock { $0 = true } }
 }
