@@ -66,17 +66,16 @@ final class VirtualClockEngine: TimerScheduler {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            if !state.closed {
-                state.queues[Self.index(clock)].insert(id: id, deadline: deadline, leeway: .zero, action: action)
-            }
-            return ScheduledAction(id: id)
+            guard !state.closed else { return ScheduledAction(id: id) }
+            let slot = state.queues[Self.index(clock)].insert(id: id, deadline: deadline, leeway: .zero, action: action)
+            return ScheduledAction(id: id, slot: slot)
         }
     }
 
     func cancel(_ action: ScheduledAction) {
-        let removed = state.withLock { state -> (@Sendable () -> Void)? in
+        let removed = state.withLock { state -> DeadlineQueue.Work? in
             for index in state.queues.indices {
-                if let action = state.queues[index].remove(id: action.id) { return action }
+                if let work = state.queues[index].remove(id: action.id, slot: action.slot) { return work }
             }
             return nil
         }
@@ -127,7 +126,7 @@ final class VirtualClockEngine: TimerScheduler {
         var remaining = duration
         var ran = 0
         while true {
-            let next = state.withLock { state -> (@Sendable () -> Void)? in
+            let next = state.withLock { state -> DeadlineQueue.Work? in
                 guard let (index, offset) = Self.nextDue(&state, within: remaining) else {
                     for i in state.now.indices { state.now[i] = state.now[i] + remaining }
                     remaining = .zero
@@ -136,10 +135,10 @@ final class VirtualClockEngine: TimerScheduler {
                 let step = max(offset, .zero)
                 for i in state.now.indices { state.now[i] = state.now[i] + step }
                 remaining -= step
-                return state.queues[index].popFirst(notAfter: state.now[index])?.action
+                return state.queues[index].popFirst(notAfter: state.now[index])?.work
             }
             guard let next else { return ran }
-            next()
+            next.run()
             ran += 1
         }
     }

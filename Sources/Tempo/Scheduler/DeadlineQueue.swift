@@ -1,188 +1,184 @@
-/// A priority queue of scheduled actions ordered by deadline, FIFO among equal deadlines.
+/// The pending actions of one clock, ordered by deadline, FIFO among equal deadlines.
 ///
-/// Cancellation is lazy: a cancelled entry stays in the heap until it reaches the top, and the queue
-/// compacts itself when dead entries outnumber live ones. Not thread-safe: callers keep it in a `Mutex`.
+/// Actions live in a table of slots that is reused as actions come and go, so that once the table has grown to
+/// the peak number of pending actions, scheduling, cancelling and running allocate nothing. Two binary heaps of
+/// small keys order the slots: one by deadline (what is due) and one by deadline + leeway (when to wake); a key
+/// whose slot was cancelled or reused is skipped lazily, and the heaps are rebuilt when dead keys outnumber live
+/// ones. Not thread-safe: callers keep it in a lock.
 package struct DeadlineQueue: Sendable {
     package typealias Action = @Sendable () -> Void
 
+    /// What runs when a deadline is reached.
+    package enum Work: Sendable {
+        /// A closure, kept until it ran or was cancelled.
+        case action(Action)
+        /// An object told which of its arms came due: no closure is allocated per arm.
+        case target(any ScheduledTarget, tag: UInt64)
+
+        /// Runs the work (outside the scheduler's lock).
+        package func run() {
+            switch self {
+            case .action(let action): action()
+            case .target(let target, let tag): target.scheduledDeadlineReached(tag: tag)
+            }
+        }
+    }
+
+    /// The earliest pending entry.
     package struct Entry: Sendable {
         package var deadline: TimerInstant
-        package var latest: TimerInstant
         package var id: UInt64
     }
 
-    private var byDeadline = BinaryHeap<Key>()
-    private var byLatest = BinaryHeap<Key>()
-    private var actions: [UInt64: (entry: Entry, action: Action)] = [:]
-
-    package init() {}
+    /// A table row: the id of the action it holds (0 when free), its work and whether it has leeway.
+    private struct Slot: Sendable {
+        var id: UInt64
+        var work: Work?
+        var hasLeeway = false
+    }
 
     private struct Key: Comparable, Sendable {
         var instant: TimerInstant
         var id: UInt64
+        var slot: UInt32
         static func < (a: Key, b: Key) -> Bool {
             a.instant != b.instant ? a.instant < b.instant : a.id < b.id
         }
     }
 
+    private var slots: [Slot] = []
+    private var freeSlots: [UInt32] = []
+    private var byDeadline = BinaryHeap<Key>()
+    private var byLatest = BinaryHeap<Key>()
+    private var live = 0
+
+    package init() {}
+
     /// Number of live (not cancelled, not run) entries.
-    package var count: Int { actions.count }
+    package var count: Int { live }
 
-    package var isEmpty: Bool { actions.isEmpty }
+    package var isEmpty: Bool { live == 0 }
 
-    /// Adds an action.
-    ///
-    /// - Complexity: O(log n).
-    package mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, action: @escaping Action) {
-        let latest = deadline + leeway
-        actions[id] = (Entry(deadline: deadline, latest: latest, id: id), action)
-        byDeadline.insert(Key(instant: deadline, id: id))
-        if leeway != .zero {
-            byLatest.insert(Key(instant: latest, id: id))
-        }
+    private func isLive(_ key: Key) -> Bool {
+        slots[Int(key.slot)].id == key.id
     }
 
-    /// Removes an action and returns it (to be released outside the caller's lock), or `nil` if it was
-    /// not live.
+    /// Adds work due at `deadline`, to run by `deadline + leeway`; returns the slot that holds it.
+    ///
+    /// - Parameter id: A nonzero identifier, unique among this queue's entries and increasing in scheduling
+    ///   order (it orders equal deadlines).
+    /// - Complexity: O(log n); no allocation once the table and heaps have grown to the peak count.
+    @discardableResult
+    package mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: Work) -> UInt32 {
+        precondition(id != 0, "DeadlineQueue ids are nonzero")
+        let slot: UInt32
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[Int(slot)] = Slot(id: id, work: work, hasLeeway: leeway != .zero)
+        } else {
+            precondition(slots.count < Int(UInt32.max), "DeadlineQueue is full")
+            slot = UInt32(slots.count)
+            slots.append(Slot(id: id, work: work, hasLeeway: leeway != .zero))
+        }
+        live += 1
+        byDeadline.insert(Key(instant: deadline, id: id, slot: slot))
+        if leeway != .zero {
+            byLatest.insert(Key(instant: deadline + leeway, id: id, slot: slot))
+        }
+        return slot
+    }
+
+    /// Adds a closure; see ``insert(id:deadline:leeway:work:)``.
+    @discardableResult
+    package mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, action: @escaping Action)
+        -> UInt32
+    {
+        insert(id: id, deadline: deadline, leeway: leeway, work: .action(action))
+    }
+
+    /// Removes an entry and returns its work (to be released outside the caller's lock), or `nil` if it was not
+    /// live.
     ///
     /// - Complexity: amortized O(1).
     @discardableResult
-    package mutating func remove(id: UInt64) -> Action? {
-        guard let removed = actions.removeValue(forKey: id) else { return nil }
-        if byDeadline.count > 64 && byDeadline.count > 4 * actions.count {
+    package mutating func remove(id: UInt64, slot: UInt32) -> Work? {
+        guard Int(slot) < slots.count, slots[Int(slot)].id == id, id != 0 else { return nil }
+        let work = release(slot)
+        if byDeadline.count > 64 && byDeadline.count > 4 * live {
             compact()
         }
-        return removed.action
+        return work
+    }
+
+    private mutating func release(_ slot: UInt32) -> Work? {
+        let work = slots[Int(slot)].work
+        slots[Int(slot)] = Slot(id: 0, work: nil)
+        freeSlots.append(slot)
+        live -= 1
+        return work
     }
 
     /// The earliest deadline of a live entry.
     package mutating func earliestDeadline() -> Entry? {
         while let top = byDeadline.min {
-            if let live = actions[top.id] { return live.entry }
+            if isLive(top) { return Entry(deadline: top.instant, id: top.id) }
             byDeadline.removeMin()
         }
         return nil
     }
 
     /// The instant by which the scheduler should wake: the minimum over live entries of deadline + leeway.
+    ///
+    /// An entry without leeway that has the earliest deadline is that minimum; otherwise it is the smallest
+    /// deadline + leeway of the entries with leeway.
     package mutating func wakeInstant() -> TimerInstant? {
         guard let first = earliestDeadline() else { return nil }
-        var wake = first.latest
+        guard slots[Int(byDeadline.min!.slot)].hasLeeway else { return first.deadline }
         while let top = byLatest.min {
-            guard actions[top.id] != nil else {
-                byLatest.removeMin()
-                continue
-            }
-            wake = min(wake, top.instant)
-            break
+            if isLive(top) { return top.instant }
+            byLatest.removeMin()
         }
-        return wake
+        return first.deadline
     }
 
-    /// Removes and returns, in deadline order (FIFO among equals), every live entry due at `now`.
-    package mutating func popDue(now: TimerInstant, into due: inout [(UInt64, Action)]) {
+    /// Removes, in deadline order (FIFO among equals), every live entry due at `now`, appending its id and work
+    /// to `due`.
+    package mutating func popDue(now: TimerInstant, into due: inout [(UInt64, Work)]) {
         while let top = byDeadline.min, top.instant <= now {
             byDeadline.removeMin()
-            if let live = actions.removeValue(forKey: top.id) {
-                due.append((top.id, live.action))
+            if isLive(top), let work = release(top.slot) {
+                due.append((top.id, work))
             }
         }
     }
 
     /// Removes and returns the next live entry if its deadline is at or before `limit`.
-    package mutating func popFirst(notAfter limit: TimerInstant) -> (entry: Entry, action: Action)? {
+    package mutating func popFirst(notAfter limit: TimerInstant) -> (entry: Entry, work: Work)? {
         while let top = byDeadline.min, top.instant <= limit {
             byDeadline.removeMin()
-            if let live = actions.removeValue(forKey: top.id) { return live }
+            if isLive(top), let work = release(top.slot) {
+                return (Entry(deadline: top.instant, id: top.id), work)
+            }
         }
         return nil
     }
 
     private mutating func compact() {
-        byDeadline = BinaryHeap(actions.values.map { Key(instant: $0.entry.deadline, id: $0.entry.id) })
-        byLatest = BinaryHeap(
-            actions.values.filter { $0.entry.latest != $0.entry.deadline }
-                .map { Key(instant: $0.entry.latest, id: $0.entry.id) }
-        )
+        let slots = self.slots
+        byDeadline.removeAll { slots[Int($0.slot)].id != $0.id }
+        byLatest.removeAll { slots[Int($0.slot)].id != $0.id }
     }
 
-    /// Checks the heaps' ordering and that every live entry is in the deadline heap (debug builds only; a no-op
-    /// in release builds).
+    /// Checks the heaps' ordering and the slot bookkeeping (debug builds only; a no-op in release builds).
     ///
     /// - Complexity: O(n) in debug builds.
     package func _checkInvariants() {
         #if DEBUG
         byDeadline._checkInvariants()
         byLatest._checkInvariants()
-        precondition(byDeadline.count >= actions.count, "deadline heap lost entries")
-        #endif
-    }
-}
-
-/// A minimal array-backed binary min-heap.
-///
-/// The core library depends on the toolchain only, so this stands in for swift-collections' `Heap`.
-package struct BinaryHeap<Element: Comparable & Sendable>: Sendable {
-    private var storage: [Element] = []
-
-    package init() {}
-
-    package init(_ elements: some Sequence<Element>) {
-        storage = Array(elements)
-        var index = storage.count / 2 - 1
-        while index >= 0 {
-            siftDown(index)
-            index -= 1
-        }
-    }
-
-    package var count: Int { storage.count }
-    package var min: Element? { storage.first }
-
-    /// - Complexity: O(log n).
-    package mutating func insert(_ element: Element) {
-        storage.append(element)
-        var child = storage.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard storage[child] < storage[parent] else { break }
-            storage.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    /// - Complexity: O(log n).
-    @discardableResult
-    package mutating func removeMin() -> Element? {
-        guard !storage.isEmpty else { return nil }
-        storage.swapAt(0, storage.count - 1)
-        let result = storage.removeLast()
-        if !storage.isEmpty { siftDown(0) }
-        return result
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            guard left < storage.count else { return }
-            let right = left + 1
-            var smallest = left
-            if right < storage.count && storage[right] < storage[left] { smallest = right }
-            guard storage[smallest] < storage[parent] else { return }
-            storage.swapAt(parent, smallest)
-            parent = smallest
-        }
-    }
-
-    /// Checks the heap order (debug builds only; a no-op in release builds).
-    ///
-    /// - Complexity: O(n) in debug builds.
-    package func _checkInvariants() {
-        #if DEBUG
-        for index in storage.indices.dropFirst() {
-            precondition(!(storage[index] < storage[(index - 1) / 2]), "heap order violated at \(index)")
-        }
+        precondition(byDeadline.count >= live, "deadline heap lost entries")
+        precondition(slots.count == live + freeSlots.count, "slot table and free list disagree")
+        precondition(slots.filter { $0.id != 0 }.count == live, "live count is wrong")
         #endif
     }
 }

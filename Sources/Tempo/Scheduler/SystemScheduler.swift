@@ -50,17 +50,38 @@ public final class SystemScheduler: TimerScheduler {
         clock: TimerClock,
         _ action: @escaping @Sendable () -> Void
     ) -> ScheduledAction {
+        schedule(at: deadline, leeway: leeway, clock: clock, work: .action(action))
+    }
+
+    /// Schedules a call of `target` with `tag`, with no allocation once the clock's table has grown: how Tempo's
+    /// own timers arm. Timing as in ``schedule(at:leeway:clock:_:)``.
+    package func schedule(
+        at deadline: TimerInstant,
+        leeway: Duration,
+        clock: TimerClock,
+        target: any ScheduledTarget,
+        tag: UInt64
+    ) -> ScheduledAction {
+        schedule(at: deadline, leeway: leeway, clock: clock, work: .target(target, tag: tag))
+    }
+
+    private func schedule(
+        at deadline: TimerInstant,
+        leeway: Duration,
+        clock: TimerClock,
+        work: DeadlineQueue.Work
+    ) -> ScheduledAction {
         let index = Self.index(clock)
         let id = (nextID.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(index)
-        drivers[index].insert(id: id, deadline: deadline, leeway: leeway, action: action)
-        return ScheduledAction(id: id)
+        let slot = drivers[index].insert(id: id, deadline: deadline, leeway: leeway, work: work)
+        return ScheduledAction(id: id, slot: slot)
     }
 
     /// Cancels a scheduled action; once this returns it does not start. Stale handles are ignored.
     public func cancel(_ action: ScheduledAction) {
         let index = Int(action.id & 3)
         guard index < drivers.count else { return }
-        drivers[index].remove(id: action.id)
+        drivers[index].remove(id: action.id, slot: action.slot)
     }
 
     /// Submits `work` asynchronously to `queue`, or runs it at once on the calling thread for `nil`.
@@ -97,7 +118,7 @@ final class ClockDriver: Sendable {
     private let state = TempoMutex(State())
     /// The due actions of one wake, reused from wake to wake so that a wake allocates no array. Touched only by
     /// ``wake()``, which only the driver thread calls, one call at a time.
-    nonisolated(unsafe) private var due: [(UInt64, @Sendable () -> Void)] = []
+    nonisolated(unsafe) private var due: [(UInt64, DeadlineQueue.Work)] = []
 
     init(clock: TimerClock) {
         self.clock = clock
@@ -105,22 +126,23 @@ final class ClockDriver: Sendable {
 
     var pendingCount: Int { state.withLock { $0.queue.count } }
 
-    func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, action: @escaping @Sendable () -> Void) {
+    func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: DeadlineQueue.Work) -> UInt32 {
         state.withLock { state in
-            state.queue.insert(id: id, deadline: deadline, leeway: leeway, action: action)
+            let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work)
             if state.alarm == nil {
                 state.alarm = PlatformAlarm(clock: clock) { [self] in wake() }
             }
             if !state.waking { rearmIfEarlier(&state) }
+            return slot
         }
     }
 
     /// Removes an action. The kernel timer is left as it is: if it was armed for this action, the driver wakes
     /// once for nothing and re-arms for what is left, which costs less than a syscall on every cancel.
-    func remove(id: UInt64) {
-        // The action is released outside the lock: its captures may run deinitializers that call back in.
-        let removed = state.withLock { state -> (@Sendable () -> Void)? in
-            state.queue.remove(id: id)
+    func remove(id: UInt64, slot: UInt32) {
+        // The work is released outside the lock: its captures may run deinitializers that call back in.
+        let removed = state.withLock { state -> DeadlineQueue.Work? in
+            state.queue.remove(id: id, slot: slot)
         }
         withExtendedLifetime(removed) {}
     }
@@ -146,8 +168,8 @@ final class ClockDriver: Sendable {
             state.queue.popDue(now: PlatformClock.now(clock), into: &due)
             state.waking = true
         }
-        for (_, action) in due {
-            action()
+        for (_, work) in due {
+            work.run()
         }
         due.removeAll(keepingCapacity: true)
         state.withLock { state in

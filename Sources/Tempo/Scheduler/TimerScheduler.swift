@@ -80,10 +80,29 @@ public struct ScheduledAction: Hashable, Sendable {
     /// The scheduler's identifier for the action; increasing in scheduling order.
     public let id: UInt64
 
+    /// Where the scheduler keeps the action (its row in a reused table), or `UInt32.max` when unknown.
+    package let slot: UInt32
+
     /// Wraps an identifier. Only schedulers create handles.
     ///
     /// - Parameter id: The scheduler's identifier for the action.
     public init(id: UInt64) {
         self.id = id
+        self.slot = .max
     }
+
+    /// Wraps an identifier and the row that holds the action.
+    package init(id: UInt64, slot: UInt32) {
+        self.id = id
+        self.slot = slot
+    }
+}
+
+/// An object that a scheduler calls back when a deadline armed for it comes due, without a closure per arm.
+///
+/// Tempo's own types arm ``SystemScheduler`` this way so that a repeating timer allocates nothing per tick. The
+/// scheduler keeps the target alive until the action ran or was cancelled, like a closure's captures.
+package protocol ScheduledTarget: AnyObject, Sendable {
+    /// Called on the scheduler's thread, outside its locks, once the deadline armed with `tag` was reached.
+    func scheduledDeadlineReached(tag: UInt64)
 }

@@ -43,7 +43,9 @@ public final class TempoTimer: Sendable {
     public typealias Handler = @Sendable (TimerTick) -> Void
 
     private let scheduler: any TimerScheduler
-    private let queue: DispatchQueue?
+    /// The scheduler when it is ``SystemScheduler``: armed with no closure per arm.
+    private let system: SystemScheduler?
+    private let route: Route
     private let targetIsAlive: (@Sendable () -> Bool)?
     private let machine: TempoMutex<TimerStateMachine>
     /// Ticks claimed from the mailbox whose handlers have not been called yet. ``cancel()`` waits for this
@@ -118,10 +120,14 @@ public final class TempoTimer: Sendable {
         self.scheduler = scheduler.heldReference
         self.clock = configuration.clock
         self.targetIsAlive = targetIsAlive
-        switch configuration.delivery.kind {
-        case .privateQueue: queue = DeliveryPool.queue
-        case .queue(let target): queue = target
-        case .immediate: queue = nil
+        system = scheduler as? SystemScheduler
+        switch (configuration.delivery.kind, system != nil) {
+        case (.immediate, true): route = .inline
+        case (.privateQueue, true): route = .pool
+        case (.queue(let target), true): route = .queue(target)
+        case (.immediate, false): route = .scheduler(nil)
+        case (.privateQueue, false): route = .scheduler(DeliveryPool.queue)
+        case (.queue(let target), false): route = .scheduler(target)
         }
         machine = TempoMutex(TimerStateMachine(config: configuration, handler: handler))
     }
@@ -129,7 +135,7 @@ public final class TempoTimer: Sendable {
     // MARK: State
 
     /// The timer's lifecycle state.
-    public var state: TimerState { machine.withLock { $0.phase } }
+    public var state: TimerState { machine.withLock { $0.state } }
 
     /// Whether the timer finished or was cancelled and no delivery is queued or running (see
     /// `TimerStateMachine.hasEnded`).
@@ -245,7 +251,7 @@ public final class TempoTimer: Sendable {
         perform { machine in
             let result = machine.fire(now: now)
             fired = result.fired
-            return result.effects
+            return result.actions
         }
         return fired
     }
@@ -283,32 +289,63 @@ public final class TempoTimer: Sendable {
 
     // MARK: Machinery
 
-    private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Effects) {
-        let effects = machine.withLock { transition(&$0) }
-        run(effects)
+    /// How a timer's mailbox gets drained.
+    private enum Route {
+        /// On the thread that queued the delivery (``TimerDelivery/immediate`` on ``SystemScheduler``).
+        case inline
+        /// On ``DeliveryPool/shared`` (the default delivery on ``SystemScheduler``).
+        case pool
+        /// On the given Dispatch queue.
+        case queue(DispatchQueue)
+        /// Through the scheduler's ``TimerScheduler/execute(on:_:)`` (schedulers other than ``SystemScheduler``).
+        case scheduler(DispatchQueue?)
     }
 
-    private func run(_ effects: TimerStateMachine.Effects) {
-        if let disarm = effects.disarm {
-            scheduler.cancel(disarm)
+    private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
+        let actions = machine.withLock { transition(&$0) }
+        run(actions)
+    }
+
+    private func run(_ actions: TimerStateMachine.Actions) {
+        switch actions.scheduler {
+        case .none:
+            break
+        case .arm(let arm):
+            self.arm(arm)
+        case .disarm(let old):
+            scheduler.cancel(old)
+        case .replace(let old, let arm):
+            scheduler.cancel(old)
+            self.arm(arm)
         }
-        if let arm = effects.arm {
-            let generation = arm.generation
-            let action = scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock) { [self] in
-                deadlineReached(generation: generation)
-            }
-            if !machine.withLock({ $0.armed(action, generation: generation) }) {
-                scheduler.cancel(action)
-            }
-        }
-        if effects.scheduleDrain {
-            scheduler.execute(on: queue) { [self] in drain() }
+        if actions.startDrain {
+            startDrain()
         }
     }
 
-    private func deadlineReached(generation: UInt64) {
-        let now = scheduler.now(clock)
-        perform { $0.deadlineReached(generation: generation, now: now) }
+    private func arm(_ arm: TimerStateMachine.Arm) {
+        let generation = arm.generation
+        let action: ScheduledAction
+        if let system {
+            action = system.schedule(
+                at: arm.deadline, leeway: arm.leeway, clock: clock, target: self, tag: generation)
+        } else {
+            action = scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock) { [self] in
+                scheduledDeadlineReached(tag: generation)
+            }
+        }
+        if !machine.withLock({ $0.armed(action, generation: generation) }) {
+            scheduler.cancel(action)
+        }
+    }
+
+    private func startDrain() {
+        switch route {
+        case .inline: drain()
+        case .pool: DeliveryPool.shared.submit(self)
+        case .queue(let queue): queue.async { [self] in drain() }
+        case .scheduler(let queue): scheduler.execute(on: queue) { [self] in drain() }
+        }
     }
 
     /// Runs queued deliveries one at a time until the mailbox is empty.
@@ -326,9 +363,7 @@ public final class TempoTimer: Sendable {
                 return
             case .tick(let tick, let handlers):
                 claimsInFlight.subtract(1, ordering: .releasing)
-                for handler in handlers {
-                    handler(tick)
-                }
+                handlers(tick)
                 if !tick.isManual {
                     perform { $0.scheduledTickDelivered() }
                 }
@@ -338,6 +373,19 @@ public final class TempoTimer: Sendable {
                 cancel()
             }
         }
+    }
+}
+
+extension TempoTimer: ScheduledTarget, DeliveryLane {
+    /// The scheduler reached the deadline armed with generation `tag`.
+    package func scheduledDeadlineReached(tag: UInt64) {
+        let now = scheduler.now(clock)
+        perform { $0.deadlineReached(generation: tag, now: now) }
+    }
+
+    /// A pool worker drains the mailbox.
+    package func runDeliveries() {
+        drain()
     }
 }
 

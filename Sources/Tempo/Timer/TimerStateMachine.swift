@@ -1,86 +1,131 @@
-/// The state of one ``TempoTimer``, as a value type that returns what to do after the lock is released.
+/// The state of one ``TempoTimer``, as a value type whose events return what to do after the lock is released.
 ///
-/// Every transition is pure bookkeeping: arming and disarming the scheduler, and running handlers, are
-/// returned as ``Effects`` for the caller to perform outside the lock, so handlers may call any method
-/// on their own timer.
+/// The lifecycle is ``Phase``, an enum whose cases carry their own data (the arming of a running timer, the time
+/// left of a paused one). Each event returns ``Actions``: how the scheduler's arm changes and whether a drain of
+/// the mailbox must start. Arming, disarming and running handlers happen outside the lock, so handlers may call
+/// any method on their own timer. An event that the owner must never send in a state (a drain step with no drain
+/// running) fails loudly in debug builds and does nothing in release builds.
+///
+/// Nothing here allocates once the timer has run a tick: the mailbox keeps its first delivery inline and reuses
+/// its overflow storage, and a single handler is stored inline.
 struct TimerStateMachine {
     typealias Handler = @Sendable (TimerTick) -> Void
     typealias StateHandler = @Sendable (TimerState) -> Void
 
-    /// A unit of work in the timer's serial mailbox.
-    enum Delivery {
-        /// Scheduled slots `first...last` (0-based), due from `firstDue` every `interval`.
-        case ticks(first: Int, last: Int, firstDue: TimerInstant, interval: Duration, missed: Int, epoch: UInt64)
-        case manual(index: Int, requested: TimerInstant, cancelEpoch: UInt64)
-        case state(TimerState)
+    /// An arm request for the owner to hand to the scheduler.
+    struct Arm {
+        var deadline: TimerInstant
+        var leeway: Duration
+        var generation: UInt64
     }
 
-    /// What the caller must do once the lock is released.
-    struct Effects {
-        var disarm: ScheduledAction?
-        var arm: (deadline: TimerInstant, leeway: Duration, generation: UInt64)?
-        var scheduleDrain = false
+    /// How the scheduler's arm changes.
+    enum SchedulerChange {
+        case none
+        case arm(Arm)
+        case disarm(ScheduledAction)
+        case replace(ScheduledAction, with: Arm)
+    }
+
+    /// What the owner does once the lock is released: the scheduler change first, then the drain.
+    struct Actions {
+        var scheduler = SchedulerChange.none
+        var startDrain = false
+
+        static let none = Actions()
+
+        /// Adds an arm request (after any disarm already in `self`).
+        mutating func arm(_ arm: Arm?) {
+            guard let arm else { return }
+            switch scheduler {
+            case .none, .arm: scheduler = .arm(arm)
+            case .disarm(let old), .replace(let old, _): scheduler = .replace(old, with: arm)
+            }
+        }
+
+        /// Adds a disarm (the timer has no arm request pending when this is called).
+        mutating func disarm(_ action: ScheduledAction?) {
+            guard let action else { return }
+            scheduler = .disarm(action)
+        }
+    }
+
+    /// Where a running timer stands with the scheduler.
+    enum Arming {
+        /// An arm with this generation was requested; its handle is not recorded yet.
+        case requested(generation: UInt64)
+        /// Armed: the scheduler will call back with this generation unless cancelled with the handle.
+        case armed(ScheduledAction, generation: UInt64)
+        /// A scheduled tick is in the mailbox: the next deadline is armed once its handlers returned, so that a
+        /// slow handler or a busy queue makes the next wake late and the late-tick policy sees every slot that
+        /// passed meanwhile, instead of one queued tick per interval.
+        case awaitingDelivery
+        /// The grid's next slot can never be due (its instant is not representable): nothing is armed.
+        case never
+    }
+
+    /// The lifecycle, with the data each state needs.
+    enum Phase {
+        case idle
+        case running(Arming)
+        case paused(remaining: Duration)
+        case finished
+        case cancelled
+
+        var state: TimerState {
+            switch self {
+            case .idle: .idle
+            case .running: .running
+            case .paused: .paused
+            case .finished: .finished
+            case .cancelled: .cancelled
+            }
+        }
     }
 
     /// The next thing the drain loop runs.
     enum Step {
-        case tick(TimerTick, [Handler])
+        case tick(TimerTick, TimerHandlers)
         case state(TimerState, StateHandler)
         case targetGone
         case idle
     }
 
     private(set) var config: TempoTimer.Configuration
-    private(set) var phase: TimerState = .idle
+    private(set) var phase = Phase.idle
     private(set) var fireCount = 0
 
     /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy.
     private var grid: TickGrid
-    private var pausedRemaining = Duration.zero
-
+    /// Bumped by every arm request and disarm: a scheduler callback or handle of another generation is stale.
     private var armGeneration: UInt64 = 0
-    private var armed: ScheduledAction?
     /// Bumped by cancel and reset: queued scheduled ticks of an older epoch are dropped.
     private var epoch: UInt64 = 0
+    /// Bumped by cancel: queued manual fires of an older value are dropped.
+    private var cancelEpoch: UInt64 = 0
     /// Scheduled ticks that were still queued when ``start(now:)`` began a new run: they were due before the
     /// restart and are still delivered, but are not counted in the new run's ``fireCount``.
     private var previousRunTicks = 0
-    /// Bumped by cancel: queued manual fires of an older value are dropped.
-    private var cancelEpoch: UInt64 = 0
 
-    private var mailbox: [Delivery] = []
-    private var mailboxHead = 0
+    private var mailbox = TimerMailbox()
     private var drainScheduled = false
-    /// A scheduled tick was handed to delivery and the next deadline is armed only once it has run, so
-    /// that a slow handler (or a busy queue) makes the next wake-up late and the late-tick policy sees
-    /// every slot that passed meanwhile, instead of one queued tick per interval.
-    private var armAfterDelivery = false
 
-    /// Handlers in the order added, and their ids (kept apart so a tick hands out the array without copying).
-    private(set) var handlers: [Handler] = []
-    private var handlerIDs: [UInt64] = []
-    private var nextObserverID: UInt64 = 1
+    private(set) var handlers = TimerHandlers()
     private var stateHandler: StateHandler?
 
     init(config: TempoTimer.Configuration, handler: Handler?) {
         self.config = config
         self.grid = Self.grid(config, first: .zero)
-        if let handler {
-            handlers.append(handler)
-            handlerIDs.append(0)
-        }
+        if let handler { _ = handlers.add(handler) }
     }
 
     // MARK: Queries
 
+    var state: TimerState { phase.state }
+
     var remainingCount: Int? {
         config.repeats.total.map { _ in grid.remainingSlots }
     }
-
-    /// The next slot (0-based) not yet handed to delivery, folded in or dropped.
-    var nextSlot: Int { grid.nextSlot }
-
-    var pendingDeliveries: Int { mailbox.count - mailboxHead }
 
     /// Whether the timer is done for good: finished or cancelled, with no delivery queued or running.
     ///
@@ -94,219 +139,213 @@ struct TimerStateMachine {
         }
     }
 
-    private static func grid(_ config: TempoTimer.Configuration, first: TimerInstant) -> TickGrid {
-        TickGrid(first: first, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
-    }
-
     /// The time left until the next tick: live while running, frozen while paused, `nil` otherwise.
     func timeUntilNextTick(now: TimerInstant) -> Duration? {
         switch phase {
         case .running: grid.timeUntilNextSlot(from: now)
-        case .paused: pausedRemaining
+        case .paused(let remaining): remaining
         case .idle, .finished, .cancelled: nil
         }
     }
 
+    private static func grid(_ config: TempoTimer.Configuration, first: TimerInstant) -> TickGrid {
+        TickGrid(first: first, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
+    }
+
     // MARK: Lifecycle
 
-    mutating func start(now: TimerInstant) -> Effects {
+    mutating func start(now: TimerInstant) -> Actions {
         switch phase {
         case .running:
-            return Effects()
+            return .none
         case .paused:
             return resume(now: now)
         case .idle, .finished, .cancelled:
             fireCount = 0
-            previousRunTicks = queuedScheduledTicks
+            previousRunTicks = mailbox.scheduledTicks(epoch: epoch)
             if case .at(let instant) = config.firstTick {
                 grid = Self.grid(config, first: instant)
             } else {
                 grid = Self.grid(config, first: now + config.firstDelay)
             }
-            var effects = setPhase(.running)
-            effects.arm = nextArm()
-            return effects
+            var actions = Actions()
+            actions.arm(enterRunning())
+            return notify(actions)
         }
     }
 
-    mutating func pause(now: TimerInstant) -> Effects {
-        guard phase == .running else { return Effects() }
-        pausedRemaining = grid.timeUntilNextSlot(from: now) ?? .zero
-        var effects = setPhase(.paused)
-        effects.disarm = disarm()
-        return effects
+    mutating func pause(now: TimerInstant) -> Actions {
+        guard case .running(let arming) = phase else { return .none }
+        var actions = Actions()
+        actions.disarm(disarm(arming))
+        phase = .paused(remaining: grid.timeUntilNextSlot(from: now) ?? .zero)
+        return notify(actions)
     }
 
-    mutating func resume(now: TimerInstant) -> Effects {
-        guard phase == .paused else { return Effects() }
-        grid.moveNextSlot(to: now + pausedRemaining)
-        var effects = setPhase(.running)
-        effects.arm = nextArm()
-        return effects
+    mutating func resume(now: TimerInstant) -> Actions {
+        guard case .paused(let remaining) = phase else { return .none }
+        grid.moveNextSlot(to: now + remaining)
+        var actions = Actions()
+        actions.arm(enterRunning())
+        return notify(actions)
     }
 
-    mutating func reset(now: TimerInstant, interval: Duration?) -> Effects {
+    mutating func reset(now: TimerInstant, interval: Duration?) -> Actions {
         if let interval { config.interval = interval }
         epoch &+= 1
         previousRunTicks = 0
         fireCount = 0
         grid = Self.grid(config, first: now + config.firstDelay)
-        var effects = Effects()
-        effects.disarm = disarm()
-        if phase == .paused {
-            pausedRemaining = config.firstDelay
-            return effects
+        var actions = Actions()
+        switch phase {
+        case .paused:
+            phase = .paused(remaining: config.firstDelay)
+            return actions
+        case .running(let arming):
+            actions.disarm(disarm(arming))
+            actions.arm(enterRunning())
+            return actions
+        case .idle, .finished, .cancelled:
+            actions.arm(enterRunning())
+            return notify(actions)
         }
-        let changed = setPhase(.running)
-        effects.scheduleDrain = changed.scheduleDrain
-        effects.arm = nextArm()
-        return effects
     }
 
-    mutating func cancel() -> Effects {
-        guard phase != .cancelled else { return Effects() }
+    mutating func cancel() -> Actions {
+        var actions = Actions()
+        switch phase {
+        case .cancelled:
+            return .none
+        case .running(let arming):
+            actions.disarm(disarm(arming))
+        case .idle, .paused, .finished:
+            break
+        }
         epoch &+= 1
         previousRunTicks = 0
         cancelEpoch &+= 1
-        var effects = setPhase(.cancelled)
-        effects.disarm = disarm()
-        return effects
+        phase = .cancelled
+        return notify(actions)
     }
 
-    mutating func fire(now: TimerInstant) -> (fired: Bool, effects: Effects) {
-        guard phase != .cancelled else { return (false, Effects()) }
-        let index = nextSlot < .max ? nextSlot + 1 : .max
+    mutating func fire(now: TimerInstant) -> (fired: Bool, actions: Actions) {
+        if case .cancelled = phase { return (false, .none) }
+        let next = grid.nextSlot
+        let index = next < .max ? next + 1 : .max
         return (true, enqueue(.manual(index: index, requested: now, cancelEpoch: cancelEpoch)))
     }
 
-    mutating func setLeeway(_ leeway: Duration) -> Effects {
+    mutating func setLeeway(_ leeway: Duration) -> Actions {
         config.leeway = leeway
-        guard phase == .running, armed != nil else { return Effects() }
-        var effects = Effects()
-        effects.disarm = disarm()
-        effects.arm = nextArm()
-        return effects
+        guard case .running(.armed(let action, _)) = phase else { return .none }
+        var actions = Actions()
+        actions.disarm(disarm(.armed(action, generation: armGeneration)))
+        actions.arm(enterRunning())
+        return actions
     }
 
     // MARK: Scheduler callbacks
 
     /// Records the handle of an arm request; returns `false` when the request is stale and must be cancelled.
     mutating func armed(_ action: ScheduledAction, generation: UInt64) -> Bool {
-        guard generation == armGeneration, phase == .running, armed == nil else { return false }
-        armed = action
+        guard case .running(.requested(let requested)) = phase, requested == generation else { return false }
+        phase = .running(.armed(action, generation: generation))
         return true
     }
 
     /// The armed deadline passed: hand the due slots to delivery according to the late-tick policy.
-    mutating func deadlineReached(generation: UInt64, now: TimerInstant) -> Effects {
-        guard generation == armGeneration, phase == .running else { return Effects() }
-        armed = nil
-        // This arm is used up: a handle for it that is recorded late (the action can run before
-        // `schedule` returns) must not be mistaken for a live one.
+    mutating func deadlineReached(generation: UInt64, now: TimerInstant) -> Actions {
+        guard case .running(let arming) = phase else { return .none }
+        switch arming {
+        case .requested(let current), .armed(_, let current):
+            guard current == generation else { return .none }
+        case .awaitingDelivery, .never:
+            return .none
+        }
+        // This arm is used up: a handle for it that is recorded late (the action can run before `schedule`
+        // returns) must not be mistaken for a live one.
         armGeneration &+= 1
-        var effects = Effects()
+        var actions = Actions()
         switch grid.claim(at: now) {
         case .notDue:
             // The scheduler never runs early; this only guards against a clock that disagrees with it.
-            effects.arm = nextArm()
-            return effects
+            actions.arm(enterRunning())
+            return actions
         case .deliver(let first, let last, let missed):
-            effects = enqueue(tickDelivery(first: first, last: last, missed: missed, now: now))
+            // A claimed slot is due at or before `now`, so its instant is representable.
+            let firstDue = grid.due(first) ?? now
+            actions = enqueue(
+                .ticks(
+                    first: first, last: last, firstDue: firstDue, missed: missed, epoch: epoch))
         case .dropped, .finished:
             break
         }
         if grid.isFinished {
-            let finished = setPhase(.finished)
-            effects.scheduleDrain = effects.scheduleDrain || finished.scheduleDrain
-        } else if pendingScheduledTicks {
-            armAfterDelivery = true
+            phase = .finished
+            actions = notify(actions)
+        } else if mailbox.hasScheduledTicks(epoch: epoch) {
+            phase = .running(.awaitingDelivery)
         } else {
-            effects.arm = nextArm()
+            actions.arm(enterRunning())
         }
-        return effects
-    }
-
-    /// The number of scheduled ticks of the current epoch in the mailbox (saturating).
-    private var queuedScheduledTicks: Int {
-        var count = 0
-        for case .ticks(let first, let last, _, _, _, let tickEpoch) in mailbox[mailboxHead...] where tickEpoch == epoch
-        {
-            let (sum, overflow) = count.addingReportingOverflow(last - first + 1)
-            count = overflow ? .max : sum
-        }
-        return count
-    }
-
-    /// Whether the mailbox holds scheduled ticks of the current epoch.
-    private var pendingScheduledTicks: Bool {
-        mailbox[mailboxHead...].contains { delivery in
-            if case .ticks(_, _, _, _, _, let tickEpoch) = delivery { return tickEpoch == epoch }
-            return false
-        }
+        return actions
     }
 
     /// A scheduled tick's handlers returned: arm the next deadline if it was held back for this delivery.
-    mutating func scheduledTickDelivered() -> Effects {
-        guard armAfterDelivery, phase == .running, !pendingScheduledTicks else { return Effects() }
-        armAfterDelivery = false
-        var effects = Effects()
-        effects.arm = nextArm()
-        return effects
+    mutating func scheduledTickDelivered() -> Actions {
+        guard case .running(.awaitingDelivery) = phase, !mailbox.hasScheduledTicks(epoch: epoch) else {
+            return .none
+        }
+        var actions = Actions()
+        actions.arm(enterRunning())
+        return actions
     }
 
     // MARK: Delivery
 
     /// Takes the next delivery from the mailbox, dropping stale ones. Ends the drain when empty.
     mutating func nextStep(now: TimerInstant, targetGone: Bool) -> Step {
-        while mailboxHead < mailbox.count {
-            switch mailbox[mailboxHead] {
-            case .ticks(let first, let last, let firstDue, let interval, let missed, let tickEpoch):
+        assert(drainScheduled, "a drain step was taken with no drain running")
+        while let delivery = mailbox.first {
+            switch delivery {
+            case .ticks(let first, let last, let firstDue, let missed, let tickEpoch):
                 guard tickEpoch == epoch else {
-                    popMailbox()
+                    mailbox.removeFirst()
                     continue
                 }
                 if targetGone { return .targetGone }
-                let due = firstDue
+                // Ticks of the current epoch follow the current interval (a reset that changes it ends the epoch).
+                let interval = config.interval
                 if first < last {
-                    mailbox[mailboxHead] = .ticks(
-                        first: first + 1,
-                        last: last,
-                        firstDue: firstDue + interval,
-                        interval: interval,
-                        missed: 0,
-                        epoch: tickEpoch
-                    )
+                    mailbox.replaceFirst(
+                        with: .ticks(
+                            first: first + 1, last: last, firstDue: firstDue + interval, missed: 0,
+                            epoch: tickEpoch))
                 } else {
-                    popMailbox()
+                    mailbox.removeFirst()
                 }
                 if previousRunTicks > 0 {
                     previousRunTicks -= 1
                 } else {
                     fireCount += 1
                 }
-                let lateness = max(.zero, now - due)
+                let lateness = max(.zero, now - firstDue)
                 let tick = TimerTick(
-                    index: first + 1, due: due, lateness: lateness, missed: missed,
+                    index: first + 1, due: firstDue, lateness: lateness, missed: missed,
                     overdue: lateness.saturatingAdding(interval, times: missed))
                 return .tick(tick, handlers)
             case .manual(let index, let requested, let manualEpoch):
-                popMailbox()
+                mailbox.removeFirst()
                 guard manualEpoch == cancelEpoch else { continue }
                 let tick = TimerTick(
-                    index: index,
-                    due: requested,
-                    lateness: max(.zero, now - requested),
-                    isManual: true
-                )
+                    index: index, due: requested, lateness: max(.zero, now - requested), isManual: true)
                 return .tick(tick, handlers)
             case .state(let state):
-                popMailbox()
+                mailbox.removeFirst()
                 guard let stateHandler else { continue }
                 return .state(state, stateHandler)
             }
         }
-        mailbox.removeAll(keepingCapacity: mailbox.capacity <= 64)
-        mailboxHead = 0
         drainScheduled = false
         return .idle
     }
@@ -314,24 +353,16 @@ struct TimerStateMachine {
     // MARK: Observers
 
     mutating func addObserver(_ handler: @escaping Handler) -> UInt64 {
-        let id = nextObserverID
-        nextObserverID += 1
-        handlers.append(handler)
-        handlerIDs.append(id)
-        return id
+        handlers.add(handler)
     }
 
     mutating func removeObserver(id: UInt64) -> Handler? {
-        guard let index = handlerIDs.firstIndex(of: id) else { return nil }
-        handlerIDs.remove(at: index)
-        return handlers.remove(at: index)
+        handlers.remove(id: id)
     }
 
     /// Removes every handler, the initial one included; returns them for release outside the lock.
-    mutating func removeAllObservers() -> [Handler] {
-        handlerIDs.removeAll()
-        defer { handlers.removeAll() }
-        return handlers
+    mutating func removeAllObservers() -> TimerHandlers {
+        handlers.removeAll()
     }
 
     mutating func setStateHandler(_ handler: StateHandler?) -> StateHandler? {
@@ -341,50 +372,39 @@ struct TimerStateMachine {
 
     // MARK: Helpers
 
-    private func tickDelivery(first: Int, last: Int, missed: Int, now: TimerInstant) -> Delivery {
-        // A claimed slot is due at or before `now`, so its instant is representable.
-        let firstDue = grid.due(first) ?? now
-        return .ticks(
-            first: first, last: last, firstDue: firstDue, interval: config.interval, missed: missed, epoch: epoch)
+    /// Enters `.running` with an arm request for the grid's next slot (or `.never` when it cannot be due).
+    private mutating func enterRunning() -> Arm? {
+        armGeneration &+= 1
+        guard let deadline = grid.nextDue else {
+            phase = .running(.never)
+            return nil
+        }
+        phase = .running(.requested(generation: armGeneration))
+        return Arm(deadline: deadline, leeway: config.leeway, generation: armGeneration)
     }
 
-    private mutating func enqueue(_ delivery: Delivery) -> Effects {
+    /// Forgets the current arm; returns the handle to cancel, if one was recorded.
+    private mutating func disarm(_ arming: Arming) -> ScheduledAction? {
+        armGeneration &+= 1
+        if case .armed(let action, _) = arming { return action }
+        return nil
+    }
+
+    private mutating func enqueue(_ delivery: TimerMailbox.Delivery) -> Actions {
         mailbox.append(delivery)
-        var effects = Effects()
+        var actions = Actions()
         if !drainScheduled {
             drainScheduled = true
-            effects.scheduleDrain = true
+            actions.startDrain = true
         }
-        return effects
+        return actions
     }
 
-    private mutating func popMailbox() {
-        mailboxHead += 1
-        if mailboxHead == mailbox.count {
-            mailbox.removeAll(keepingCapacity: mailbox.capacity <= 64)
-            mailboxHead = 0
-        }
-    }
-
-    private mutating func setPhase(_ newPhase: TimerState) -> Effects {
-        guard newPhase != phase else { return Effects() }
-        phase = newPhase
-        guard stateHandler != nil else { return Effects() }
-        return enqueue(.state(newPhase))
-    }
-
-    /// An arm request for the grid's next slot, or `nil` when the grid can never be due again (its next slot's
-    /// instant is not representable).
-    private mutating func nextArm() -> (deadline: TimerInstant, leeway: Duration, generation: UInt64)? {
-        armAfterDelivery = false
-        armGeneration &+= 1
-        return grid.nextDue.map { ($0, config.leeway, armGeneration) }
-    }
-
-    private mutating func disarm() -> ScheduledAction? {
-        armAfterDelivery = false
-        armGeneration &+= 1
-        defer { armed = nil }
-        return armed
+    /// Queues a state-change notification for the phase just entered, if someone listens.
+    private mutating func notify(_ actions: Actions) -> Actions {
+        guard stateHandler != nil else { return actions }
+        var actions = actions
+        actions.startDrain = enqueue(.state(phase.state)).startDrain || actions.startDrain
+        return actions
     }
 }

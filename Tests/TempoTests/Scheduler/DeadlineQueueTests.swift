@@ -17,13 +17,14 @@ import Testing
         var queue = DeadlineQueue()
         var reference = Heap<Reference>()
         var live = Set<UInt64>()
+        var slots: [UInt64: UInt32] = [:]
         var nextID: UInt64 = 1
         var now = 0
         for step in 0..<20_000 {
             switch random.next() % 10 {
             case 0...4:
                 let deadline = now + Int(random.next() % 1_000)
-                queue.insert(
+                slots[nextID] = queue.insert(
                     id: nextID,
                     deadline: TimerInstant(offset: .nanoseconds(deadline)),
                     leeway: .nanoseconds(Int(random.next() % 3)),
@@ -34,11 +35,12 @@ import Testing
                 nextID += 1
             case 5...6:
                 guard let victim = live.randomElement(using: &random) else { continue }
-                #expect(queue.remove(id: victim) != nil, "seed \(seed) step \(step)")
+                #expect(queue.remove(id: victim, slot: slots[victim]!) != nil, "seed \(seed) step \(step)")
+                #expect(queue.remove(id: victim, slot: slots[victim]!) == nil, "seed \(seed) step \(step)")
                 live.remove(victim)
             default:
                 now += Int(random.next() % 300)
-                var due: [(UInt64, @Sendable () -> Void)] = []
+                var due: [(UInt64, DeadlineQueue.Work)] = []
                 queue.popDue(now: TimerInstant(offset: .nanoseconds(now)), into: &due)
                 var expected: [UInt64] = []
                 while let top = reference.min, top.deadline <= now {
