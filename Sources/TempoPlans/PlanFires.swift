@@ -84,6 +84,7 @@ public struct PlanFires: AsyncSequence, Sendable {
                 var cursor =
                     self.cursor
                     ?? PlanCursor(node: sequence.plan.node, policy: sequence.latePolicy, start: nanoseconds)
+                cursor.refreshZones(now: nanoseconds)
                 let decision = cursor.decide(now: nanoseconds)
                 self.cursor = cursor
                 switch decision {
@@ -95,7 +96,8 @@ public struct PlanFires: AsyncSequence, Sendable {
                 case .wait(let date):
                     do {
                         let limit = TempoError.maximumDuration / 2 - .seconds(1)
-                        let deadline = Swift.min(PlanInstant.timerInstant(date), TimerInstant(offset: limit))
+                        let wakeup = PlanInstant.timerInstant(cursor.wakeup(for: date, now: nanoseconds))
+                        let deadline = Swift.min(wakeup, TimerInstant(offset: limit))
                         try await sequence.clock.sleep(until: deadline, tolerance: sequence.leeway)
                     } catch {
                         ended = true
