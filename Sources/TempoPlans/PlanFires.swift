@@ -38,6 +38,9 @@ extension Plan {
 /// - **Late dates**: `LateTickPolicy` applies as for ``PlanTimer``, when the consumer asks for the next
 ///   fire after more than one date is due.
 /// - **Never twice**: each date is served once per iterator, also after the wall clock is set back.
+/// - **Time zones**: as for ``PlanTimer``: a plan in `TimeZone.autoupdatingCurrent` checks the local zone at each
+///   wakeup and sleeps at most ``PlanTimer/zoneCheckInterval`` at a time, so a change of the system's zone moves
+///   the pending date within 60 seconds; named zones are not checked.
 /// - **Cancellation**: cancelling the consuming task ends the sequence at once: `next()` returns `nil`.
 ///
 /// ## Thread safety
