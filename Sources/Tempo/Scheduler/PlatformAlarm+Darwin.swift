@@ -26,13 +26,27 @@ final class PlatformAlarm: @unchecked Sendable {
     private let source: any DispatchSourceTimer
     private let clock: TimerClock
 
-    init(clock: TimerClock, onWake: @escaping @Sendable () -> Void) {
+    /// The default delivery never drains a mailbox on the alarm's queue here: there is no deputy to take over.
+    static let drainsOnDriverThread = false
+
+    init(
+        clock: TimerClock,
+        onWake: @escaping @Sendable (DriverContext) -> Void,
+        onTakeover: @escaping @Sendable () -> Void
+    ) {
         self.clock = clock
         let queue = DispatchQueue(label: "tempo.\(clock)", qos: .userInteractive)
         source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        source.setEventHandler(handler: onWake)
+        // Touched only by the event handler, which the serial queue runs one at a time.
+        let context = DriverContext()
+        source.setEventHandler { onWake(context) }
         source.schedule(deadline: .distantFuture)
         source.activate()
+    }
+
+    /// Runs `body`; there is no deputy on this backend, so a slow body delays the clock's other deadlines.
+    func guarded(_ body: () -> Void) {
+        body()
     }
 
     func arm(at instant: TimerInstant?) {

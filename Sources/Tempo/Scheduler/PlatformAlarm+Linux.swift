@@ -1,43 +1,120 @@
 #if os(Linux)
 import CTempoShims
 import Glibc
+import Synchronization
 
-/// One timerfd on the clock's kernel clock, read by a dedicated thread with 1 ns timer slack.
+/// One timerfd on the clock's kernel clock, waited on by one of two threads with 1 ns timer slack.
 ///
-/// The kernel's hrtimer fires the timerfd at its absolute expiry; `arm(at:)` may be called from any
-/// thread (the caller holds the driver's lock) and a blocked `read` honours the new expiry at once, so an
-/// earlier deadline armed from another thread needs no extra wakeup. A `wall` timerfd is armed with
-/// `TFD_TIMER_CANCEL_ON_SET`, so setting the system clock wakes the thread to re-check its deadlines.
+/// The kernel's hrtimer fires the timerfd at its absolute expiry; `arm(at:)` may be called from any thread (the
+/// caller holds the driver's lock) and a blocked `read` honours the new expiry at once, so an earlier deadline
+/// armed from another thread needs no extra wakeup. A `wall` timerfd is armed with `TFD_TIMER_CANCEL_ON_SET`, so
+/// setting the system clock wakes the thread to re-check its deadlines.
+///
+/// Two threads share the clock: the *waiter* reads the timerfd and runs what is due; the *deputy* sleeps on a
+/// second timerfd that ``arm(at:)`` sets ``handoverDelay`` after the main one. The waiter runs the handlers of a
+/// wake before it re-arms (see `ClockDriver.wake`), so while they run, the deputy's timer stands at this wake's
+/// deadline + ``handoverDelay``. If the waiter is still busy in ``guarded(_:)`` when it expires, the deputy becomes
+/// the waiter and the old waiter becomes the deputy when it returns. A slow or blocked handler thus delays the
+/// clock's other timers by about ``handoverDelay`` at most. Without a slow handler the deputy never wakes: one
+/// wakeup per due deadline, and one more `timerfd_settime` per arm, made after the handlers ran.
 final class PlatformAlarm: Sendable {
-    private let fd: Int32
-    private let clock: TimerClock
+    /// How long guarded code may run before the deputy takes over waiting for deadlines.
+    static let handoverDelay = Duration.microseconds(500)
 
-    init(clock: TimerClock, onWake: @escaping @Sendable () -> Void) {
+    /// Whether the default delivery may drain a mailbox on the driver thread (the guard makes that safe here).
+    static let drainsOnDriverThread = true
+
+    private let fd: Int32
+    private let deputyFD: Int32
+    private let clock: TimerClock
+    /// Which of the two threads (0 or 1) is the waiter.
+    private let waiter = Atomic<Int>(0)
+    /// Set while the waiter runs guarded code; whoever clears it first decides whether the deputy takes over.
+    private let guardActive = Atomic<Bool>(false)
+
+    /// Creates the timerfd and starts both threads.
+    ///
+    /// - Parameters:
+    ///   - clock: The clock whose kernel clock the timerfd measures.
+    ///   - onWake: Called on the waiter thread each time the timerfd fires (or the wall clock was set), with that
+    ///     thread's context.
+    ///   - onTakeover: Called on the deputy after it became the waiter, before it waits: the driver re-arms the
+    ///     timerfd for deadlines added while the old waiter was busy.
+    init(
+        clock: TimerClock,
+        onWake: @escaping @Sendable (DriverContext) -> Void,
+        onTakeover: @escaping @Sendable () -> Void
+    ) {
         self.clock = clock
         let fd = ctempo_timerfd_create(Int32(PlatformClock.clockID(clock)))
         precondition(fd >= 0, "timerfd_create failed for the \(clock) clock (errno \(ctempo_errno()))")
         self.fd = fd
-        let name = "tempo.\(clock)"
-        DriverThread.start(name: name) {
-            _ = ctempo_set_timer_slack(1)
-            var expirations: UInt64 = 0
-            while true {
-                let result = read(fd, &expirations, MemoryLayout<UInt64>.size)
-                if result < 0 && ctempo_errno() == EINTR { continue }
-                onWake()
+        let deputyFD = ctempo_timerfd_create(ctempo_clock_monotonic())
+        precondition(deputyFD >= 0, "timerfd_create failed for the deputy (errno \(ctempo_errno()))")
+        self.deputyFD = deputyFD
+        for index in 0..<2 {
+            DriverThread.start(name: "tempo.\(clock)") { [self] in
+                _ = ctempo_set_timer_slack(1)
+                let context = DriverContext()
+                context.install()
+                run(index: index, context: context, onWake: onWake, onTakeover: onTakeover)
             }
         }
     }
 
-    /// Arms the alarm at `instant`, or disarms it for `nil`.
+    private func run(
+        index: Int,
+        context: DriverContext,
+        onWake: @Sendable (DriverContext) -> Void,
+        onTakeover: @Sendable () -> Void
+    ) {
+        var expirations: UInt64 = 0
+        while true {
+            if waiter.load(ordering: .acquiring) == index {
+                let result = read(fd, &expirations, MemoryLayout<UInt64>.size)
+                if result < 0 && ctempo_errno() == EINTR { continue }
+                onWake(context)
+            } else {
+                let result = read(deputyFD, &expirations, MemoryLayout<UInt64>.size)
+                if result < 0 { continue }
+                // The guarded code outlived its delay: take over, unless it finished meanwhile.
+                if guardActive.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing)
+                    .exchanged
+                {
+                    waiter.store(index, ordering: .releasing)
+                    onTakeover()
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on the waiter thread; if it is still running ``handoverDelay`` after the deadline the deputy is
+    /// armed for (the next deadline, see ``arm(at:)``), the deputy takes over waiting for the timerfd while `body`
+    /// goes on. Costs two atomic operations and no system call.
+    func guarded(_ body: () -> Void) {
+        guardActive.store(true, ordering: .releasing)
+        body()
+        _ = guardActive.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing)
+    }
+
+    /// Arms the alarm at `instant`, or disarms it for `nil`; the deputy's timer follows at `instant` +
+    /// ``handoverDelay`` (on the monotonic clock), so that it wakes only if the waiter is still busy then.
     func arm(at instant: TimerInstant?) {
         guard let instant else {
             _ = ctempo_timerfd_arm(fd, 0, 0, clock == .wall ? 1 : 0)
+            _ = ctempo_timerfd_arm(deputyFD, 0, 0, 0)
             return
         }
         // 0/0 means "disarm" to the kernel: a deadline at or before the origin becomes 1 ns.
         let nanoseconds = max(instant.nanosecondsRoundedUp, 1)
         _ = ctempo_timerfd_arm(fd, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, clock == .wall ? 1 : 0)
+        let monotonic = PlatformClock.now(.monotonic)
+        let deputy =
+            clock == .monotonic
+            ? instant + Self.handoverDelay
+            : monotonic + max(.zero, instant - PlatformClock.now(clock)) + Self.handoverDelay
+        let deputyNanoseconds = max(deputy.nanosecondsRoundedUp, 1)
+        _ = ctempo_timerfd_arm(deputyFD, deputyNanoseconds / 1_000_000_000, deputyNanoseconds % 1_000_000_000, 0)
     }
 }
 #endif

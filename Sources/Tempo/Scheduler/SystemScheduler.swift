@@ -116,9 +116,6 @@ final class ClockDriver: Sendable {
 
     let clock: TimerClock
     private let state = TempoMutex(State())
-    /// The due actions of one wake, reused from wake to wake so that a wake allocates no array. Touched only by
-    /// ``wake()``, which only the driver thread calls, one call at a time.
-    nonisolated(unsafe) private var due: [(UInt64, DeadlineQueue.Work)] = []
 
     init(clock: TimerClock) {
         self.clock = clock
@@ -130,7 +127,11 @@ final class ClockDriver: Sendable {
         state.withLock { state in
             let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work)
             if state.alarm == nil {
-                state.alarm = PlatformAlarm(clock: clock) { [self] in wake() }
+                state.alarm = PlatformAlarm(
+                    clock: clock,
+                    onWake: { [self] context in wake(context) },
+                    onTakeover: { [self] in takeOver() }
+                )
             }
             if !state.waking { rearmIfEarlier(&state) }
             return slot
@@ -162,22 +163,47 @@ final class ClockDriver: Sendable {
         state.alarm?.arm(at: wake)
     }
 
-    /// Called on the driver thread when the kernel timer fires (or the wall clock was set).
-    private func wake() {
-        state.withLock { state in
-            state.queue.popDue(now: PlatformClock.now(clock), into: &due)
+    /// Called on a driver thread when the kernel timer fires (or the wall clock was set).
+    ///
+    /// Runs the due work under the alarm's guard, then drains the one mailbox a timer with the default delivery may
+    /// have left in `context` (see ``DriverContext``), so that its handlers run without a second thread wakeup.
+    private func wake(_ context: DriverContext) {
+        let alarm = state.withLock { state in
+            state.queue.popDue(now: PlatformClock.now(clock), into: &context.due)
             state.waking = true
+            return state.alarm
         }
-        // An index loop: iterating the array generically would box each element in unoptimized builds.
-        var index = 0
-        while index < due.count {
-            due[index].1.run()
-            index += 1
+        guard let alarm else { return }
+        alarm.guarded {
+            context.acceptsMailbox = PlatformAlarm.drainsOnDriverThread
+            // An index loop: iterating the array generically would box each element in unoptimized builds.
+            var index = 0
+            while index < context.due.count {
+                context.due[index].1.run()
+                index += 1
+            }
+            context.acceptsMailbox = false
+            context.due.removeAll(keepingCapacity: true)
+            // Before re-arming, so that no system call comes between the deadline and the handlers. Meanwhile the
+            // deputy's timer is still set for this wake's deadline + the hand-over delay: a handler running longer
+            // than that hands the waiting over to the other thread.
+            if let mailbox = context.mailbox {
+                context.mailbox = nil
+                mailbox.runDeliveries()
+            }
+            state.withLock { state in
+                state.waking = false
+                // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
+                rearm(&state)
+            }
         }
-        due.removeAll(keepingCapacity: true)
+    }
+
+    /// Called on the clock's other thread once it took over waiting because guarded work ran long: deadlines added
+    /// meanwhile did not re-arm the kernel timer (``State/waking`` was set), so arm it now.
+    private func takeOver() {
         state.withLock { state in
             state.waking = false
-            // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
             rearm(&state)
         }
     }

@@ -392,7 +392,10 @@ public final class TempoTimer: Sendable {
     private func startDrain() {
         switch route {
         case .inline: drain()
-        case .pool: DeliveryPool.shared.submit(self)
+        case .pool:
+            // On a driver thread, the first mailbox of a wake is drained there, without a second wakeup.
+            if let context = DriverContext.current, context.take(self) { return }
+            DeliveryPool.shared.submit(self)
         case .queue: queue?.async { [self] in drain() }
         case .scheduler: scheduler.execute(on: queue) { [self] in drain() }
         }

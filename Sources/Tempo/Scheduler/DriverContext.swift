@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What one driver thread of ``SystemScheduler`` keeps between wakes: its buffer of due work and the one mailbox
+/// it may drain itself.
+///
+/// When a deadline wakes a driver thread, a timer with the default delivery would normally hand its mailbox to the
+/// delivery pool, which costs a second thread wakeup and its latency. Instead, the first such timer of a wake
+/// leaves its mailbox here and the driver thread drains it itself, under the alarm's guard (if the handlers run
+/// longer than the guard allows, the clock's other thread takes over waiting for deadlines, so no other timer
+/// waits for them). Every further timer of the same wake goes to the pool.
+///
+/// Each driver thread owns one context, found through a thread-specific key; only that thread touches it.
+final class DriverContext: @unchecked Sendable {
+    // @unchecked: a context is created by its driver thread and touched only by that thread.
+
+    /// The due work of one wake, reused from wake to wake so that a wake allocates no array.
+    var due: [(UInt64, DeadlineQueue.Work)] = []
+    /// Whether the thread is running due work and can take a mailbox to drain after it.
+    var acceptsMailbox = false
+    /// The mailbox taken in this wake.
+    var mailbox: (any DeliveryLane)?
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed with \(status)")
+        return key
+    }()
+
+    /// Makes `self` the calling thread's context; called once by the driver thread that owns it.
+    func install() {
+        // The thread keeps a strong reference through `Unmanaged`; driver threads never exit.
+        pthread_setspecific(Self.key, Unmanaged.passRetained(self).toOpaque())
+    }
+
+    /// The context of the calling thread, if it is a driver thread.
+    static var current: DriverContext? {
+        guard let raw = pthread_getspecific(key) else { return nil }
+        return Unmanaged<DriverContext>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Takes `lane` to drain on this thread after the wake's due work, if this thread is running due work and has
+    /// not taken one yet.
+    func take(_ lane: any DeliveryLane) -> Bool {
+        guard acceptsMailbox, mailbox == nil else { return false }
+        mailbox = lane
+        return true
+    }
+}
