@@ -27,6 +27,15 @@ static inline int ctempo_timerfd_arm(int fd, int64_t sec, int64_t nsec, int canc
     return timerfd_settime(fd, flags, &spec, 0);
 }
 
+/// The time left until `fd` expires, in nanoseconds: 0 when it is disarmed or has expired, -1 on error.
+static inline int64_t ctempo_timerfd_remaining(int fd) {
+    struct itimerspec spec;
+    if (timerfd_gettime(fd, &spec) != 0) {
+        return -1;
+    }
+    return (int64_t)spec.it_value.tv_sec * 1000000000 + spec.it_value.tv_nsec;
+}
+
 /// Sets the calling thread's timer slack (the kernel's default is 50 µs; 1 ns asks for punctual wakeups).
 static inline int ctempo_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);

@@ -17,12 +17,18 @@ import Darwin
 final class DriverContext: @unchecked Sendable {
     // @unchecked: a context is created by its driver thread and touched only by that thread.
 
+    /// Which of the clock's driver threads owns this context (0 or 1).
+    let index: Int
     /// The due work of one wake, reused from wake to wake so that a wake allocates no array.
     var due: [(UInt64, DeadlineQueue.Work)] = []
     /// Whether the thread is running due work and can take a mailbox to drain after it.
     var acceptsMailbox = false
     /// The mailbox taken in this wake.
     var mailbox: (any DeliveryLane)?
+
+    init(index: Int) {
+        self.index = index
+    }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

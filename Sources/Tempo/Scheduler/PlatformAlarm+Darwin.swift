@@ -27,7 +27,7 @@ final class PlatformAlarm: @unchecked Sendable {
     private let clock: TimerClock
 
     /// The default delivery never drains a mailbox on the alarm's queue here: there is no deputy to take over.
-    static let drainsOnDriverThread = false
+    var canRunDeliveriesOnWaiter: Bool { false }
 
     init(
         clock: TimerClock,
@@ -38,14 +38,14 @@ final class PlatformAlarm: @unchecked Sendable {
         let queue = DispatchQueue(label: "tempo.\(clock)", qos: .userInteractive)
         source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
         // Touched only by the event handler, which the serial queue runs one at a time.
-        let context = DriverContext()
+        let context = DriverContext(index: 0)
         source.setEventHandler { onWake(context) }
         source.schedule(deadline: .distantFuture)
         source.activate()
     }
 
     /// Runs `body`; there is no deputy on this backend, so a slow body delays the clock's other deadlines.
-    func guarded(_ body: () -> Void) {
+    func guarded(_ context: DriverContext, _ body: () -> Void) {
         body()
     }
 

@@ -21,16 +21,20 @@ final class PlatformAlarm: Sendable {
     /// How long guarded code may run before the deputy takes over waiting for deadlines.
     static let handoverDelay = Duration.microseconds(500)
 
-    /// Whether the default delivery may drain a mailbox on the driver thread (the guard makes that safe here).
-    static let drainsOnDriverThread = true
+    /// Whether the deputy is waiting on its timerfd, ready to take over: only then may the waiter run handlers of
+    /// the default delivery itself (see ``canRunDeliveriesOnWaiter``).
+    private let deputyReady = Atomic<Bool>(false)
+    /// Whether the main timerfd is armed for a deadline (set by ``arm(at:)``).
+    private let mainArmed = Atomic<Bool>(false)
 
     private let fd: Int32
     private let deputyFD: Int32
     private let clock: TimerClock
     /// Which of the two threads (0 or 1) is the waiter.
     private let waiter = Atomic<Int>(0)
-    /// Set while the waiter runs guarded code; whoever clears it first decides whether the deputy takes over.
-    private let guardActive = Atomic<Bool>(false)
+    /// The thread running guarded code, plus one (0: none). Whoever clears it first decides whether the deputy takes
+    /// over; a thread that lost the waiter role clears only its own mark, never the new waiter's.
+    private let guardOwner = Atomic<Int>(0)
 
     /// Creates the timerfd and starts both threads.
     ///
@@ -55,7 +59,7 @@ final class PlatformAlarm: Sendable {
         for index in 0..<2 {
             DriverThread.start(name: "tempo.\(clock)") { [self] in
                 _ = ctempo_set_timer_slack(1)
-                let context = DriverContext()
+                let context = DriverContext(index: index)
                 context.install()
                 run(index: index, context: context, onWake: onWake, onTakeover: onTakeover)
             }
@@ -75,36 +79,50 @@ final class PlatformAlarm: Sendable {
                 if result < 0 && ctempo_errno() == EINTR { continue }
                 onWake(context)
             } else {
+                deputyReady.store(true, ordering: .releasing)
                 let result = read(deputyFD, &expirations, MemoryLayout<UInt64>.size)
+                deputyReady.store(false, ordering: .releasing)
                 if result < 0 { continue }
                 // The guarded code outlived its delay: take over, unless it finished meanwhile.
-                if guardActive.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing)
+                let busy = 1 - index
+                if guardOwner.compareExchange(expected: busy + 1, desired: 0, ordering: .acquiringAndReleasing)
                     .exchanged
                 {
                     waiter.store(index, ordering: .releasing)
                     onTakeover()
+                } else if mainArmed.load(ordering: .acquiring) && ctempo_timerfd_remaining(deputyFD) == 0 {
+                    // Nothing was guarded yet: the waiter is late to wake (a loaded machine) or between wake and
+                    // guard. Its deputy timer is spent and nobody re-armed it, so watch again one delay from now.
+                    armDeputy(at: PlatformClock.now(.monotonic) + Self.handoverDelay)
                 }
             }
         }
     }
 
+    /// Whether the waiter may drain a default-delivery mailbox itself: only while the deputy is ready to take over.
+    /// A handler that blocks keeps its thread; once both threads are busy that way, further mailboxes go to the
+    /// delivery pool, so blocked handlers can never leave the clock without a thread waiting for its deadlines.
+    var canRunDeliveriesOnWaiter: Bool { deputyReady.load(ordering: .acquiring) }
+
     /// Runs `body` on the waiter thread; if it is still running ``handoverDelay`` after the deadline the deputy is
     /// armed for (the next deadline, see ``arm(at:)``), the deputy takes over waiting for the timerfd while `body`
     /// goes on. Costs two atomic operations and no system call.
-    func guarded(_ body: () -> Void) {
-        guardActive.store(true, ordering: .releasing)
+    func guarded(_ context: DriverContext, _ body: () -> Void) {
+        guardOwner.store(context.index + 1, ordering: .releasing)
         body()
-        _ = guardActive.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing)
+        _ = guardOwner.compareExchange(expected: context.index + 1, desired: 0, ordering: .acquiringAndReleasing)
     }
 
     /// Arms the alarm at `instant`, or disarms it for `nil`; the deputy's timer follows at `instant` +
     /// ``handoverDelay`` (on the monotonic clock), so that it wakes only if the waiter is still busy then.
     func arm(at instant: TimerInstant?) {
         guard let instant else {
+            mainArmed.store(false, ordering: .releasing)
             _ = ctempo_timerfd_arm(fd, 0, 0, clock == .wall ? 1 : 0)
             _ = ctempo_timerfd_arm(deputyFD, 0, 0, 0)
             return
         }
+        mainArmed.store(true, ordering: .releasing)
         // 0/0 means "disarm" to the kernel: a deadline at or before the origin becomes 1 ns.
         let nanoseconds = max(instant.nanosecondsRoundedUp, 1)
         _ = ctempo_timerfd_arm(fd, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, clock == .wall ? 1 : 0)
@@ -113,8 +131,13 @@ final class PlatformAlarm: Sendable {
             clock == .monotonic
             ? instant + Self.handoverDelay
             : monotonic + max(.zero, instant - PlatformClock.now(clock)) + Self.handoverDelay
-        let deputyNanoseconds = max(deputy.nanosecondsRoundedUp, 1)
-        _ = ctempo_timerfd_arm(deputyFD, deputyNanoseconds / 1_000_000_000, deputyNanoseconds % 1_000_000_000, 0)
+        armDeputy(at: deputy)
+    }
+
+    /// Arms the deputy's timerfd at `instant` on the monotonic clock.
+    private func armDeputy(at instant: TimerInstant) {
+        let nanoseconds = max(instant.nanosecondsRoundedUp, 1)
+        _ = ctempo_timerfd_arm(deputyFD, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, 0)
     }
 }
 #endif

@@ -174,8 +174,8 @@ final class ClockDriver: Sendable {
             return state.alarm
         }
         guard let alarm else { return }
-        alarm.guarded {
-            context.acceptsMailbox = PlatformAlarm.drainsOnDriverThread
+        alarm.guarded(context) {
+            context.acceptsMailbox = alarm.canRunDeliveriesOnWaiter
             // An index loop: iterating the array generically would box each element in unoptimized builds.
             var index = 0
             while index < context.due.count {

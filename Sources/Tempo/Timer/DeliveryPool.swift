@@ -16,8 +16,12 @@ package protocol DeliveryLane: AnyObject, Sendable {
 /// the peak number of timers waiting at once. Each timer drains its own mailbox one delivery at a time, so its
 /// handler runs never overlap and keep their order; runs of different timers may run in parallel.
 ///
-/// A handler that blocks holds one worker for as long as it blocks: if every worker is blocked, the default
-/// delivery of every timer waits. Run blocking work on a queue of your own (``TimerDelivery/queue(_:)``).
+/// A handler that blocks holds one worker for as long as it blocks. When a mailbox is waiting and every worker has
+/// been running one delivery for ``stuckAfter`` or longer, the pool starts one more worker (checked by a
+/// one-shot on ``SystemScheduler`` that is armed only while mailboxes wait for a busy pool), up to
+/// ``extraWorkerLimit`` more than the baseline, and keeps them. So blocked handlers delay other timers by about
+/// ``stuckAfter``, not forever; blocking work is still better run on a queue of your own
+/// (``TimerDelivery/queue(_:)``).
 ///
 /// Thread-safety: ``submit(_:)`` may be called from any thread.
 final class DeliveryPool: Sendable {
@@ -28,12 +32,20 @@ final class DeliveryPool: Sendable {
     /// itself how it runs delivery work, through ``TimerScheduler/execute(on:_:)``).
     static let queue = DispatchQueue(label: "tempo.delivery", attributes: .concurrent)
 
+    /// How long every worker must have been busy with one delivery before the pool starts another.
+    static let stuckAfter = Duration.milliseconds(50)
+    /// How many workers the pool may start beyond its baseline when they are all stuck.
+    static let extraWorkerLimit = 64
+
     private struct State: ~Copyable {
         var ring: [(any DeliveryLane)?] = []
         var head = 0
         var count = 0
         var idle = 0
         var started = 0
+        /// When each started worker took its current delivery (`nil`: waiting).
+        var busySince: [TimerInstant?] = []
+        var checkScheduled = false
     }
 
     private let workerLimit: Int
@@ -48,22 +60,59 @@ final class DeliveryPool: Sendable {
     ///
     /// - Complexity: O(1), amortized over the ring's growth; no allocation once it has grown.
     func submit(_ lane: any DeliveryLane) {
-        let (wake, start) = state.withLock { state -> (Bool, Bool) in
+        let (wake, start, check) = state.withLock { state -> (Bool, Int?, Bool) in
             if state.count == state.ring.count { grow(&state) }
             state.ring[(state.head + state.count) % state.ring.count] = lane
             state.count += 1
             if state.idle > 0 {
                 state.idle -= 1
-                return (true, false)
+                return (true, nil, false)
             }
-            guard state.started < workerLimit else { return (false, false) }
-            state.started += 1
-            return (false, true)
+            if state.started < workerLimit {
+                return (false, startWorker(&state), false)
+            }
+            guard !state.checkScheduled else { return (false, nil, false) }
+            state.checkScheduled = true
+            return (false, nil, true)
         }
         if wake { wakeups.signal() }
-        if start {
-            DriverThread.start(name: "tempo.delivery") { [self] in work() }
+        if let start { launch(worker: start) }
+        if check { scheduleStuckCheck() }
+    }
+
+    private func startWorker(_ state: inout State) -> Int {
+        state.started += 1
+        state.busySince.append(PlatformClock.now(.monotonic))
+        return state.started - 1
+    }
+
+    private func launch(worker index: Int) {
+        DriverThread.start(name: "tempo.delivery") { [self] in work(index: index) }
+    }
+
+    /// Arms the check for stuck workers; allocates (a closure), but only while mailboxes wait for a busy pool.
+    private func scheduleStuckCheck() {
+        let scheduler = SystemScheduler.shared
+        let deadline = scheduler.now(.monotonic) + Self.stuckAfter
+        _ = scheduler.schedule(at: deadline, leeway: .milliseconds(5), clock: .monotonic) { [self] in
+            checkForStuckWorkers()
         }
+    }
+
+    /// Starts one more worker if mailboxes wait and every worker has been busy with one delivery for
+    /// ``stuckAfter``; checks again later while mailboxes still wait.
+    private func checkForStuckWorkers() {
+        let now = PlatformClock.now(.monotonic)
+        let (start, again) = state.withLock { state -> (Int?, Bool) in
+            state.checkScheduled = false
+            guard state.count > 0, state.idle == 0 else { return (nil, false) }
+            let stuck = state.busySince.allSatisfy { since in since.map { now - $0 >= Self.stuckAfter } ?? false }
+            let start = stuck && state.started < workerLimit + Self.extraWorkerLimit ? startWorker(&state) : nil
+            state.checkScheduled = true
+            return (start, true)
+        }
+        if let start { launch(worker: start) }
+        if again { scheduleStuckCheck() }
     }
 
     private func grow(_ state: inout State) {
@@ -76,13 +125,16 @@ final class DeliveryPool: Sendable {
     }
 
     /// A worker's loop: take the oldest lane and run it, or wait for a submission.
-    private func work() {
+    private func work(index: Int) {
         while true {
+            let now = PlatformClock.now(.monotonic)
             let lane = state.withLock { state -> (any DeliveryLane)? in
                 guard state.count > 0 else {
+                    state.busySince[index] = nil
                     state.idle += 1
                     return nil
                 }
+                state.busySince[index] = now
                 defer {
                     state.ring[state.head] = nil
                     state.head = (state.head + 1) % state.ring.count

@@ -1,0 +1,71 @@
+import Dispatch
+import Synchronization
+import Tempo
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Handlers that block do not stop other timers: with the default delivery the first handler of a wake runs on
+/// the clock's driver thread, so the clock's second thread must take over waiting for deadlines, and once both
+/// are held by blocked handlers, further deliveries must go to the pool. Real time; the bound (5 of ~50 ticks)
+/// holds on a loaded 2-core machine, while a stalled clock delivers none.
+@Suite(.serialized) struct DriverHandoverTests {
+    private final class Flags: Sendable {
+        let entered = Atomic<Int>(0)
+        let ticks = Atomic<Int>(0)
+    }
+
+    private static func waitUntil(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<10_000 {
+            if condition() { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func blockedDefaultDeliveryHandlersDoNotStallOtherTimers(blocked: Int) throws {
+        let gate = DispatchSemaphore(value: 0)
+        let flags = Flags()
+        var blockers: [TempoTimer] = []
+        for index in 0..<blocked {
+            blockers.append(
+                try TempoTimer.once(after: .milliseconds(5 * (index + 1))) { _ in
+                    flags.entered.add(1, ordering: .relaxed)
+                    gate.wait()
+                })
+        }
+        defer {
+            for _ in 0..<blocked { gate.signal() }
+        }
+        #expect(Self.waitUntil { flags.entered.load(ordering: .relaxed) == blocked }, "the blockers did not start")
+        let ticker = try TempoTimer.every(.milliseconds(10)) { _ in flags.ticks.add(1, ordering: .relaxed) }
+        defer { ticker.cancel() }
+        usleep(500_000)
+        let ticks = flags.ticks.load(ordering: .relaxed)
+        #expect(ticks >= 5, "\(ticks) ticks in 500 ms of a 10 ms timer while \(blocked) handlers blocked")
+        withExtendedLifetime(blockers) {}
+    }
+
+    @Test func aBlockedImmediateHandlerIsTakenOverWithinAboutHalfAMillisecond() throws {
+        // `.immediate` handlers must not block, but if one does, the clock's other thread takes over.
+        let gate = DispatchSemaphore(value: 0)
+        let flags = Flags()
+        let blocker = try TempoTimer.once(after: .milliseconds(5), delivery: .immediate) { _ in
+            flags.entered.add(1, ordering: .relaxed)
+            gate.wait()
+        }
+        defer { gate.signal() }
+        #expect(Self.waitUntil { flags.entered.load(ordering: .relaxed) == 1 }, "the blocker did not start")
+        let ticker = try TempoTimer.every(.milliseconds(10)) { _ in flags.ticks.add(1, ordering: .relaxed) }
+        defer { ticker.cancel() }
+        usleep(500_000)
+        let ticks = flags.ticks.load(ordering: .relaxed)
+        #expect(ticks >= 5, "\(ticks) ticks in 500 ms of a 10 ms timer while an immediate handler blocked")
+        withExtendedLifetime(blocker) {}
+    }
+}
