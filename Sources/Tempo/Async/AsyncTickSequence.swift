@@ -69,13 +69,7 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
         latePolicy: LateTickPolicy = .coalesce,
         clock: C
     ) throws(TempoError) {
-        let configuration = TempoTimer.Configuration(
-            every: interval,
-            repeats: repeats,
-            leeway: leeway,
-            latePolicy: latePolicy
-        )
-        try configuration.validate()
+        try TempoError.validateSchedule(interval: interval, repeats: repeats, leeway: leeway)
         self.interval = interval
         self.repeats = repeats
         self.leeway = leeway
