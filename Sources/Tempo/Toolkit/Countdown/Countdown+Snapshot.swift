@@ -88,15 +88,8 @@ extension Countdown {
         onFinish: @escaping FinishHandler
     ) throws(TempoError) {
         try self.init(
-            duration: snapshot.duration,
-            every: snapshot.period,
-            leeway: leeway,
-            clock: clock,
-            delivery: delivery,
-            scheduler: scheduler,
-            onTick: onTick,
-            onFinish: onFinish
-        )
+            duration: snapshot.duration, every: snapshot.period, leeway: leeway, clock: clock, delivery: delivery,
+            scheduler: scheduler, onTick: onTick, onFinish: onFinish)
         guard snapshot.remaining >= .zero, snapshot.remaining <= TempoError.maximumDuration else {
             throw TempoError(
                 .invalidArgument,

@@ -30,6 +30,12 @@ extension Countdown {
         }
     }
 
+    /// Sends an event to the machine under the lock, with the clock read just before it.
+    func event<Action>(_ body: (inout CountdownStateMachine, TimerInstant) -> Action) -> Action {
+        let now = scheduler.now(clock)
+        return machine.withLock { body(&$0, now) }
+    }
+
     /// Performs a stop action outside the lock.
     func perform(_ action: CountdownStateMachine.StopAction) {
         guard case .cancelTimer(let timer) = action else { return }

@@ -106,10 +106,8 @@ public final class Countdown: Sendable {
         self.onTick = onTick
         self.onFinish = onFinish
         // One serial queue for every internal timer, so callbacks of successive runs never overlap.
-        switch delivery.kind {
-        case .privateQueue: self.delivery = .queue(DispatchQueue(label: "tempo.countdown"))
-        case .queue, .immediate: self.delivery = delivery
-        }
+        let queue = delivery.dispatchQueue(privateQueue: DispatchQueue(label: "tempo.countdown"))
+        self.delivery = queue.map { TimerDelivery.queue($0) } ?? .immediate
         machine = TempoMutex(CountdownStateMachine(duration: duration, period: period))
     }
 
@@ -130,21 +128,18 @@ public final class Countdown: Sendable {
     /// Starts counting down: from idle, finished or cancelled a new run of ``duration`` begins; a paused
     /// countdown resumes; a running one is unchanged.
     public func start() {
-        let now = scheduler.now(clock)
-        perform(machine.withLock { $0.start(now: now) })
+        perform(event { $0.start(now: $1) })
     }
 
     /// Pauses a running countdown, freezing the remaining time. Does nothing in any other phase.
     public func pause() {
-        let now = scheduler.now(clock)
-        perform(machine.withLock { $0.pause(now: now) })
+        perform(event { $0.pause(now: $1) })
     }
 
     /// Resumes a paused countdown: the deadline becomes now plus the frozen remaining time. Does nothing in
     /// any other phase.
     public func resume() {
-        let now = scheduler.now(clock)
-        perform(machine.withLock { $0.resume(now: now) })
+        perform(event { $0.resume(now: $1) })
     }
 
     /// Cancels the countdown without calling `onFinish`; once this returns no callback starts. ``start()``
@@ -153,8 +148,7 @@ public final class Countdown: Sendable {
     /// A countdown whose phase is already ``Phase/finished`` is unchanged: it reached zero first, and its
     /// `onFinish` runs (or is running) once, even if it has not started when this returns.
     public func cancel() {
-        let now = scheduler.now(clock)
-        perform(machine.withLock { $0.cancel(now: now) })
+        perform(event { $0.cancel(now: $1) })
     }
 
     /// Adds time: a running countdown's deadline moves later (its ticks re-align to the new deadline), a

@@ -52,16 +52,9 @@ public final class Debouncer<Value: Sendable>: Sendable {
         let relay = WeakRelay<Debouncer<Value>>()
         // A zero delay runs through a manual fire; the timer's own interval must still be valid.
         let timerDelay = delay == .zero ? Duration.nanoseconds(1) : delay
-        timer = try TempoTimer(
-            every: timerDelay,
-            repeats: .once,
-            leeway: leeway,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler
-        ) { _ in
-            relay.object?.delayElapsed()
-        }
+        let configuration = TempoTimer.Configuration(
+            every: timerDelay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+        timer = try relay.timer(configuration, scheduler: scheduler) { debouncer, _ in debouncer.delayElapsed() }
         self.action = action
         self.scheduler = scheduler
         state = TempoMutex(DebouncerStateMachine(delay: delay, timerDelay: timerDelay))
@@ -170,13 +163,8 @@ extension Debouncer where Value == Void {
         action: @escaping @Sendable () -> Void
     ) throws(TempoError) {
         try self.init(
-            delay: delay,
-            leeway: leeway,
-            clock: clock,
-            delivery: delivery,
-            scheduler: scheduler,
-            action: { (_: Void) in action() }
-        )
+            delay: delay, leeway: leeway, clock: clock, delivery: delivery, scheduler: scheduler,
+            action: { (_: Void) in action() })
     }
 
     /// Restarts the delay; the action runs once no call came for ``delay``.

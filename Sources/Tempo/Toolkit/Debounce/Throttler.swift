@@ -91,16 +91,9 @@ public final class Throttler<Value: Sendable>: Sendable {
         action: @escaping @Sendable (Value) -> Void
     ) throws(TempoError) {
         let relay = WeakRelay<Throttler<Value>>()
-        timer = try TempoTimer(
-            every: interval,
-            repeats: .once,
-            leeway: leeway,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler
-        ) { tick in
-            relay.object?.handle(tick)
-        }
+        let configuration = TempoTimer.Configuration(
+            every: interval, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+        timer = try relay.timer(configuration, scheduler: scheduler) { throttler, tick in throttler.handle(tick) }
         self.edge = edge
         self.interval = interval
         self.action = action
@@ -177,14 +170,8 @@ extension Throttler where Value == Void {
         action: @escaping @Sendable () -> Void
     ) throws(TempoError) {
         try self.init(
-            every: interval,
-            edge: edge,
-            leeway: leeway,
-            clock: clock,
-            delivery: delivery,
-            scheduler: scheduler,
-            action: { (_: Void) in action() }
-        )
+            every: interval, edge: edge, leeway: leeway, clock: clock, delivery: delivery, scheduler: scheduler,
+            action: { (_: Void) in action() })
     }
 
     /// Offers a call; see the type's table for when it runs.

@@ -38,13 +38,8 @@ extension SharedTicker {
         every: Int = 1,
         handler: @escaping @Sendable (Owner, TimerTick) -> Void
     ) throws(TempoError) -> TickerSubscription {
-        let id = try add(
-            every: every,
-            ownerIsAlive: { [weak owner] in owner != nil },
-            handler: { [weak owner] tick in
-                if let owner { handler(owner, tick) }
-            }
-        )
+        let bound = WeakTarget(owner, handler)
+        let id = try add(every: every, ownerIsAlive: bound.isAlive, handler: bound.handler)
         return TickerSubscription(ticker: self, id: id, endsOnRelease: false)
     }
 

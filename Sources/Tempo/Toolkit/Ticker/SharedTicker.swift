@@ -75,16 +75,9 @@ public final class SharedTicker: Sendable {
     ) throws(TempoError) {
         let relay = WeakRelay<SharedTicker>()
         self.interval = interval
-        timer = try TempoTimer(
-            every: interval,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler
-        ) { tick in
-            relay.object?.deliver(tick)
-        }
+        let configuration = TempoTimer.Configuration(
+            every: interval, leeway: leeway, latePolicy: latePolicy, delivery: delivery, clock: clock)
+        timer = try relay.timer(configuration, scheduler: scheduler) { ticker, tick in ticker.deliver(tick) }
         relay.object = self
     }
 

@@ -155,30 +155,12 @@ package struct SharedTickerStateMachine {
 
     /// Pauses every subscriber's ticks; does nothing when already paused.
     package mutating func pause() -> TimerAction {
-        switch state {
-        case .ticking(let live):
-            state = .paused(live: live)
-            return queue(.pause)
-        case .stopped(paused: false):
-            state = .stopped(paused: true)
-        case .stopped(paused: true), .paused:
-            break
-        }
-        return .none
+        setPaused(true)
     }
 
     /// Resumes after ``pause()``; does nothing when not paused.
     package mutating func resume() -> TimerAction {
-        switch state {
-        case .paused(let live):
-            state = .ticking(live: live)
-            return queue(.start)
-        case .stopped(paused: true):
-            state = .stopped(paused: false)
-        case .stopped(paused: false), .ticking:
-            break
-        }
-        return .none
+        setPaused(false)
     }
 
     /// A tick of the underlying timer that stands for `1 + missed` grid slots starts.
@@ -204,6 +186,19 @@ package struct SharedTickerStateMachine {
     }
 
     // MARK: Helpers
+
+    /// Pauses or resumes: a live timer is paused or started again, a stopped one only remembers it.
+    private mutating func setPaused(_ paused: Bool) -> TimerAction {
+        guard paused != isPaused else { return .none }
+        switch state {
+        case .stopped:
+            state = .stopped(paused: paused)
+            return .none
+        case .ticking(let live), .paused(let live):
+            state = paused ? .paused(live: live) : .ticking(live: live)
+            return queue(paused ? .pause : .start)
+        }
+    }
 
     private mutating func queue(_ command: TimerCommand) -> TimerAction {
         commands.append(command)
