@@ -189,4 +189,13 @@ import Testing
         #expect(delay == .milliseconds(500))
         #expect(CountdownStateMachine.firstTickDelay(to: t0, now: t0 + .seconds(1), period: .seconds(1)) == .zero)
     }
+
+    #if DEBUG
+    @Test func aTimerHandedBackForARunFromTheFutureFailsLoudlyInDebugBuilds() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = CountdownStateMachine(duration: .seconds(1), period: .seconds(1))
+            _ = machine.timerStarted(try! TempoTimer(every: .seconds(1)), generation: 7)
+        }
+    }
+    #endif
 }

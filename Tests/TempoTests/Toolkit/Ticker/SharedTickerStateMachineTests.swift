@@ -86,4 +86,13 @@ import Testing
         let result11 = machine.unsubscribe(id).handler
         #expect(result11 == nil)
     }
+
+    #if DEBUG
+    @Test func takingCommandsWithoutADrainFailsLoudlyInDebugBuilds() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = SharedTickerStateMachine()
+            _ = machine.takeTimerCommands()
+        }
+    }
+    #endif
 }
