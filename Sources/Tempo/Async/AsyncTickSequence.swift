@@ -16,7 +16,7 @@
 ///   clock as the sleep's tolerance.
 /// - **Late ticks**: when the consumer asks for a tick after more than one is due, ``LateTickPolicy``
 ///   decides, exactly as for ``TempoTimer``: ``LateTickPolicy/coalesce`` (default) hands over the most
-///   recent due tick with ``ClockTick/missed`` counting the others, so a slow consumer never gets a
+///   recent due tick with ``AsyncTick/missed`` counting the others, so a slow consumer never gets a
 ///   burst; ``LateTickPolicy/burst`` hands over every due tick back to back; ``LateTickPolicy/skip`` drops
 ///   them and waits for the next one. A tick less than one interval late is handed over under every policy.
 /// - **No timer while the body runs**: the sequence is pulled; a deadline is armed only while the
@@ -37,7 +37,7 @@
 /// on the main actor stays there between ticks.
 public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Duration == Duration {
     /// A tick, with its due instant on `C`.
-    public typealias Element = ClockTick<C.Instant>
+    public typealias Element = AsyncTick<C.Instant>
     /// The sequence never throws: cancellation ends it.
     public typealias Failure = Never
 
@@ -69,13 +69,7 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
         latePolicy: LateTickPolicy = .coalesce,
         clock: C
     ) throws(TempoError) {
-        let configuration = TempoTimer.Configuration(
-            every: interval,
-            repeats: repeats,
-            leeway: leeway,
-            latePolicy: latePolicy
-        )
-        try configuration.validate()
+        try TempoError.validateSchedule(interval: interval, repeats: repeats, leeway: leeway)
         self.interval = interval
         self.repeats = repeats
         self.leeway = leeway
@@ -88,7 +82,7 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
         Iterator(
             clock: clock,
             leeway: leeway,
-            schedule: TickSchedule(interval: interval, total: repeats.total, policy: latePolicy)
+            schedule: SlotSchedule(interval: interval, total: repeats.total, policy: latePolicy)
         )
     }
 
@@ -96,12 +90,12 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
     public struct Iterator: AsyncIteratorProtocol {
         private let clock: C
         private let leeway: Duration
-        private var schedule: TickSchedule
+        private var schedule: SlotSchedule
         /// The instant slot 0 is due; set by the first `next()`.
         private var origin: C.Instant?
         private var ended = false
 
-        init(clock: C, leeway: Duration, schedule: TickSchedule) {
+        init(clock: C, leeway: Duration, schedule: SlotSchedule) {
             self.clock = clock
             self.leeway = leeway
             self.schedule = schedule

@@ -1,101 +1,51 @@
-import Dispatch
-import Synchronization
 import Tempo
 
 extension MassTimerBench {
-    static func benchTempo(
-        count: Int,
-        progress: (Double) -> Void
-    ) throws(TempoError) -> (arm: Duration, cancel: Duration, bytes: Int64) {
-        var timers: [TempoTimer] = []
-        timers.reserveCapacity(count)
-        let heapBefore = heapBytes()
-        let armStart = now()
-        for index in 0..<count {
-            let timer = try TempoTimer(every: .seconds(3600), repeats: .once) { _ in }
-            timer.start()
-            timers.append(timer)
-            report(index, of: count, progress)
-        }
-        let armed = now() - armStart
-        let bytes = heapBytes() - heapBefore
-        let cancelStart = now()
-        for (index, timer) in timers.enumerated() {
-            timer.cancel()
-            report(index, of: count, progress)
-        }
-        timers.removeAll()
-        return (armed, now() - cancelStart, bytes)
-    }
-
-    static func benchDispatch(count: Int, progress: (Double) -> Void) -> (arm: Duration, cancel: Duration, bytes: Int64)
-    {
-        let queue = DispatchQueue(label: "tempo.bench.dispatch")
-        var sources: [any DispatchSourceTimer] = []
-        sources.reserveCapacity(count)
-        let heapBefore = heapBytes()
-        let armStart = now()
-        for index in 0..<count {
-            let source = DispatchSource.makeTimerSource(queue: queue)
-            source.schedule(deadline: .now() + .seconds(3600), leeway: .nanoseconds(0))
-            source.setEventHandler {}
-            source.resume()
-            sources.append(source)
-            report(index, of: count, progress)
-        }
-        let armed = now() - armStart
-        let bytes =
-            heapBytes() - heapBefore
-        let cancelStart = now()
-        for (index, source) in sources.enumerated() {
-            source.cancel()
-            report(index, of: count, progress)
-        }
-        sources.removeAll()
-        // Cancellation completes on the queue: wait for it so the next measurement starts clean.
-        queue.sync {}
-        return (armed, now() - cancelStart, bytes)
-    }
-
-    static func benchTasks(
+    /// Measures `subject` through its peer (the peers the benchmark package compares, see `TimerPeers.swift`).
+    static func measure(
+        _ subject: Subject,
         count: Int,
         progress: @Sendable (Double) -> Void
     ) async -> (arm: Duration, cancel: Duration, bytes: Int64) {
-        let counters = TaskCounters()
-        var tasks: [Task<Void, Never>] = []
-        tasks.reserveCapacity(count)
+        switch subject {
+        case .tempoTimer: await measure(TempoTimerPeer.self, count: count, progress: progress)
+        case .wheel: await measure(WheelValuePeer.self, count: count, progress: progress)
+        case .dispatchSource: await measure(DispatchPeer.self, count: count, progress: progress)
+        case .taskSleep: await measure(TaskSleepPeer.self, count: count, progress: progress)
+        }
+    }
+
+    /// Arms `count` timers due in an hour (none fires), reads the heap they hold, then cancels them all.
+    ///
+    /// The peer is created after the first heap reading, so what it allocates up front (a wheel's table, a
+    /// queue) counts toward the bytes per timer; the wheel is sized as `TimingWheel`'s default configuration
+    /// sizes it, and grows as timers are armed.
+    private static func measure<Peer: TimerPeer>(
+        _: Peer.Type,
+        count: Int,
+        progress: @Sendable (Double) -> Void
+    ) async -> (arm: Duration, cancel: Duration, bytes: Int64) {
+        var tokens: [Peer.Token] = []
+        tokens.reserveCapacity(count)
         let heapBefore = heapBytes()
+        let peer = Peer(capacity: TimingWheel.Configuration().initialCapacity, counter: FireCounter())
         let armStart = now()
         for index in 0..<count {
-            tasks.append(
-                Task {
-                    counters.sleeping.add(1, ordering: .relaxed)
-                    try? await Task.sleep(for: .seconds(3600))
-                    counters.ended.add(1, ordering: .relaxed)
-                })
+            tokens.append(peer.arm(after: .seconds(3600)))
             report(index, of: count, progress)
         }
-        // A task is armed once it runs up to its sleep; wait for all of them.
-        while counters.sleeping.load(ordering: .relaxed) < count {
-            await Task.yield()
-        }
+        await peer.settle(armed: count)
         let armed = now() - armStart
         let bytes = heapBytes() - heapBefore
         let cancelStart = now()
-        for (index, task) in tasks.enumerated() {
-            task.cancel()
+        for (index, token) in tokens.enumerated() {
+            peer.cancel(token)
             report(index, of: count, progress)
         }
-        while counters.ended.load(ordering: .relaxed) < count {
-            await Task.yield()
-        }
-        tasks.removeAll()
-        return (armed, now() - cancelStart, bytes)
+        await peer.settle(cancelled: count)
+        tokens.removeAll()
+        let cancelled = now() - cancelStart
+        peer.shutdown()
+        return (armed, cancelled, bytes)
     }
-}
-
-/// How many benchmark tasks reached their sleep and how many ended.
-private final class TaskCounters: Sendable {
-    let sleeping = Atomic<Int>(0)
-    let ended = Atomic<Int>(0)
 }

@@ -59,13 +59,7 @@ public enum MassTimerBench {
         guard (1...10_000_000).contains(count) else {
             throw TempoError(.invalidCount, value: "\(count)", message: "count must be 1...10,000,000, got \(count)")
         }
-        let measured: (arm: Duration, cancel: Duration, bytes: Int64)
-        switch subject {
-        case .tempoTimer: measured = try benchTempo(count: count, progress: progress)
-        case .wheel: measured = try benchWheel(count: count, progress: progress)
-        case .dispatchSource: measured = benchDispatch(count: count, progress: progress)
-        case .taskSleep: measured = await benchTasks(count: count, progress: progress)
-        }
+        let measured = await measure(subject, count: count, progress: progress)
         let perTimer = { (duration: Duration) in Double(duration.nanosecondsRoundedUp) / Double(count) }
         return Result(
             subject: subject,

@@ -5,14 +5,14 @@ import TempoLocks
 import TempoTesting
 
 /// Collects ticks from a consumer task for assertions.
-final class ClockTickLog<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    private let ticks = TempoMutex<[ClockTick<Instant>]>([])
+final class AsyncTickLog<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    private let ticks = TempoMutex<[AsyncTick<Instant>]>([])
 
-    var all: [ClockTick<Instant>] { ticks.withLock { $0 } }
+    var all: [AsyncTick<Instant>] { ticks.withLock { $0 } }
     var indices: [Int] { all.map(\.index) }
     var count: Int { all.count }
 
-    func record(_ tick: ClockTick<Instant>) {
+    func record(_ tick: AsyncTick<Instant>) {
         ticks.withLock { $0.append(tick) }
     }
 }

@@ -56,7 +56,7 @@ import Testing
     @Test func aCancelledLoopGetsNoFurtherTickEvenWhenTicksAreDue() async throws {
         let clock = VirtualClock()
         let ticks = try AsyncTickSequence(every: .seconds(1), latePolicy: .burst, clock: clock)
-        let log = ClockTickLog<TimerInstant>()
+        let log = AsyncTickLog<TimerInstant>()
         let consumer = Task {
             for await tick in ticks {
                 log.record(tick)

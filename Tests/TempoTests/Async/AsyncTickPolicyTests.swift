@@ -17,7 +17,7 @@ import Testing
         let clock = VirtualClock()
         let start = clock.now
         let ticks = try AsyncTickSequence(every: .seconds(1), latePolicy: policy, clock: clock)
-        let log = ClockTickLog<TimerInstant>()
+        let log = AsyncTickLog<TimerInstant>()
         let consumer = Task {
             for await tick in ticks {
                 log.record(tick)
@@ -86,7 +86,7 @@ import Testing
 
         let clock = VirtualClock()
         let ticks = try AsyncTickSequence(every: .seconds(1), latePolicy: policy, clock: clock.clock(.continuous))
-        let log = ClockTickLog<TimerInstant>()
+        let log = AsyncTickLog<TimerInstant>()
         let consumer = Task {
             for await tick in ticks { log.record(tick) }
         }

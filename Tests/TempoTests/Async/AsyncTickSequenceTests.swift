@@ -5,7 +5,7 @@ import Testing
 @Suite struct AsyncTickSequenceTests {
     @Test func ticksAtEachIntervalAndNotBefore() async throws {
         let clock = VirtualClock()
-        let log = ClockTickLog<TimerInstant>()
+        let log = AsyncTickLog<TimerInstant>()
         let ticks = try AsyncTickSequence(every: .seconds(1), repeats: .times(2), clock: clock)
         let consumer = Task {
             for await tick in ticks { log.record(tick) }
@@ -35,7 +35,7 @@ import Testing
         let clock = VirtualClock()
         let start = clock.now
         let ticks = try AsyncTickSequence(every: .milliseconds(1), repeats: .times(1000), clock: clock)
-        let log = ClockTickLog<TimerInstant>()
+        let log = AsyncTickLog<TimerInstant>()
         let consumerDone = Flag()
         let consumer = Task {
             for await tick in ticks {
@@ -52,12 +52,12 @@ import Testing
         #expect(log.all.allSatisfy { $0.lateness == .zero && $0.missed == 0 })
 
         let loopClock = VirtualClock()
-        let iterations = ClockTickLog<TimerInstant>()
+        let iterations = AsyncTickLog<TimerInstant>()
         let loopDone = Flag()
         let sleepLoop = Task {
             for index in 1...1000 {
                 try? await loopClock.sleep(for: .milliseconds(1))
-                iterations.record(ClockTick(index: index, due: loopClock.now, lateness: .zero))
+                iterations.record(AsyncTick(index: index, due: loopClock.now, lateness: .zero))
                 try? await loopClock.sleep(for: work)
             }
             loopDone.set()
@@ -69,7 +69,7 @@ import Testing
 
     @Test func finiteSequenceEndsAndLeavesNothingArmed() async throws {
         let clock = VirtualClock()
-        let log = ClockTickLog<TimerInstant>()
+        let log = AsyncTickLog<TimerInstant>()
         let ticks = try clock.ticks(every: .milliseconds(250), repeats: .times(3))
         let consumer = Task {
             for await tick in ticks { log.record(tick) }

@@ -6,7 +6,7 @@ import Testing
     private func check<C: Clock>(_ clock: C) async throws where C.Duration == Duration {
         let interval = Duration.milliseconds(10)
         let start = clock.now
-        var ticks: [ClockTick<C.Instant>] = []
+        var ticks: [AsyncTick<C.Instant>] = []
         for await tick in try clock.ticks(every: interval, repeats: .times(3)) {
             #expect(clock.now >= tick.due)
             ticks.append(tick)

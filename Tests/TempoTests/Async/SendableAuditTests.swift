@@ -16,7 +16,7 @@ import Testing
             sendable(TimerClock.self), sendable(TimerInstant.self), sendable((any TimerScheduler).self),
             sendable(ScheduledAction.self), sendable(SystemScheduler.self), sendable(TempoError.self),
             sendable(TempoError.Code.self), sendable(DurationParser.self), sendable(VirtualClock.self),
-            sendable(TempoClock.self), sendable(ClockTick<TimerInstant>.self),
+            sendable(TempoClock.self), sendable(AsyncTick<TimerInstant>.self),
             sendable(AsyncTickSequence<ContinuousClock>.self), sendable(AsyncTickSequence<TestClock<Duration>>.self),
         ]
         #expect(names.count == 22)

@@ -7,7 +7,7 @@ import Testing
     @Test func ticksFollowATestClockAndNeverComeEarly() async throws {
         let clock = TestClock()
         let start = clock.now
-        let log = ClockTickLog<TestClock<Duration>.Instant>()
+        let log = AsyncTickLog<TestClock<Duration>.Instant>()
         let ticks = try clock.ticks(every: .seconds(1), repeats: .times(3))
         let consumer = Task {
             for await tick in ticks { log.record(tick) }
@@ -31,7 +31,7 @@ import Testing
 
     @Test func aSlowConsumerOnATestClockGetsOneCoalescedTick() async throws {
         let clock = TestClock()
-        let log = ClockTickLog<TestClock<Duration>.Instant>()
+        let log = AsyncTickLog<TestClock<Duration>.Instant>()
         let ticks = try clock.ticks(every: .seconds(1))
         let consumer = Task {
             for await tick in ticks {

@@ -47,26 +47,14 @@ extension Countdown {
     public func snapshot() -> Snapshot {
         let now = scheduler.now(clock)
         let wallNow = scheduler.now(.wall)
-        return state.withLock { state in
-            var snapshot = Snapshot(
-                phase: state.phase,
-                duration: duration,
-                period: period,
-                remaining: state.remaining,
-                wallDeadline: nil
-            )
-            switch state.phase {
-            case .running:
-                let left = max(.zero, state.deadline - now)
-                snapshot.remaining = left
-                snapshot.wallDeadline = wallNow + left
-            case .finished:
-                snapshot.remaining = .zero
-            case .idle, .paused, .cancelled:
-                break
-            }
-            return snapshot
-        }
+        let (phase, remaining) = machine.withLock { ($0.phase, $0.remaining(at: now)) }
+        return Snapshot(
+            phase: phase,
+            duration: duration,
+            period: period,
+            remaining: remaining,
+            wallDeadline: phase == .running ? wallNow + remaining : nil
+        )
     }
 
     /// Rebuilds a countdown from a snapshot, for example in a process started after the one that saved it.
@@ -100,15 +88,8 @@ extension Countdown {
         onFinish: @escaping FinishHandler
     ) throws(TempoError) {
         try self.init(
-            duration: snapshot.duration,
-            every: snapshot.period,
-            leeway: leeway,
-            clock: clock,
-            delivery: delivery,
-            scheduler: scheduler,
-            onTick: onTick,
-            onFinish: onFinish
-        )
+            duration: snapshot.duration, every: snapshot.period, leeway: leeway, clock: clock, delivery: delivery,
+            scheduler: scheduler, onTick: onTick, onFinish: onFinish)
         guard snapshot.remaining >= .zero, snapshot.remaining <= TempoError.maximumDuration else {
             throw TempoError(
                 .invalidArgument,
@@ -119,8 +100,8 @@ extension Countdown {
         }
         let now = scheduler.now(clock)
         let wallNow = scheduler.now(.wall)
-        switch snapshot.phase {
-        case .running:
+        var deadline = now
+        if snapshot.phase == .running {
             guard let wallDeadline = snapshot.wallDeadline else {
                 throw TempoError(
                     .invalidInstant,
@@ -139,17 +120,10 @@ extension Countdown {
                         """
                 )
             }
-            state.withLock { state in
-                state.phase = .running
-                // A deadline in the past finishes at the first chance (how far past does not matter).
-                state.deadline = now + max(.zero, left)
-                arm(&state, now: now)
-            }
-        case .idle, .paused, .cancelled, .finished:
-            state.withLock { state in
-                state.phase = snapshot.phase
-                state.remaining = snapshot.phase == .finished ? .zero : snapshot.remaining
-            }
+            // A deadline in the past finishes at the first chance (how far past does not matter).
+            deadline = now + max(.zero, left)
         }
+        let remaining = snapshot.remaining
+        perform(machine.withLock { $0.restore(snapshot.phase, remaining: remaining, deadline: deadline, now: now) })
     }
 }

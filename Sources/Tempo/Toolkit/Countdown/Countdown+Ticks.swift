@@ -1,26 +1,20 @@
 extension Countdown {
-    /// Replaces the internal timer with one whose grid ends exactly at the deadline.
+    /// Performs a start action outside the lock: creates and starts the run's timer, whose grid ends exactly at
+    /// the deadline, and hands it to the machine, cancelling it if the run ended meanwhile.
     ///
-    /// Runs under the lock: creating, starting and cancelling a `TempoTimer` without a state handler runs
-    /// no user code.
-    func arm(_ state: inout State, now: TimerInstant) {
-        disarm(&state)?.cancel()
-        // The display boundaries are the grid `deadline - m · period`; the timer starts at the first one after
-        // now (or at once when the deadline has passed). `add(_:)` and restoring keep the time left within
-        // `TempoError.maximumDuration`, so the delay is a valid first-tick delay.
-        let boundaries = TickGrid(first: state.deadline, interval: period, count: nil, policy: .coalesce)
-        let first = state.deadline <= now ? now : boundaries.firstSlot(after: now)?.due ?? now
-        let delay = min(max(.zero, now.saturatingDuration(to: first)), TempoError.maximumDuration)
-        let generation = state.generation
+    /// No lock is held here, so the countdown's lock is never taken around the timer's (no lock order).
+    func perform(_ action: CountdownStateMachine.StartAction) {
+        guard case .arm(let arm) = action else { return }
         let configuration = TempoTimer.Configuration(
             every: period,
-            first: .after(delay),
+            first: .after(arm.delay),
             leeway: leeway,
             latePolicy: .coalesce,
             delivery: delivery,
             clock: clock
         )
-        // The period and leeway were validated in init, and the delay is within bounds.
+        let generation = arm.generation
+        // The period and leeway were validated in init, and the machine keeps the delay within bounds.
         guard
             let timer = try? TempoTimer(
                 configuration: configuration, scheduler: scheduler,
@@ -28,48 +22,36 @@ extension Countdown {
                     self?.boundaryReached(generation: generation)
                 })
         else { preconditionFailure("countdown timer configuration was validated in init") }
-        state.timer = timer
+        // Started before it is handed back, so a run that ended in between is seen by `timerStarted` and the
+        // timer cancelled here; its ticks meanwhile are stale for the machine.
         timer.start()
+        if machine.withLock({ $0.timerStarted(timer, generation: generation) }) == .cancel {
+            timer.cancel()
+        }
     }
 
-    /// Drops the current timer (returned for the caller to cancel) and invalidates its queued ticks.
-    func disarm(_ state: inout State) -> TempoTimer? {
-        state.generation &+= 1
-        defer { state.timer = nil }
-        return state.timer
+    /// Sends an event to the machine under the lock, with the clock read just before it.
+    func event<Action>(_ body: (inout CountdownStateMachine, TimerInstant) -> Action) -> Action {
+        let now = scheduler.now(clock)
+        return machine.withLock { body(&$0, now) }
     }
 
-    private enum Step {
-        case tick(Duration)
-        case finish(TempoTimer?)
-        case stale
+    /// Performs a stop action outside the lock.
+    func perform(_ action: CountdownStateMachine.StopAction) {
+        guard case .cancelTimer(let timer) = action else { return }
+        timer?.cancel()
     }
 
     private func boundaryReached(generation: UInt64) {
-        let step = state.withLock { state -> Step in
-            guard state.generation == generation, state.phase == .running else { return .stale }
-            let left = scheduler.now(clock).saturatingDuration(to: state.deadline)
-            // Show the boundary the tick stands for (a whole number of periods), not the few microseconds less
-            // that a real clock reads by the time the handler runs, which truncation would turn into one less.
-            guard left <= .zero else { return .tick(period * Int(clamping: Self.periodsRoundedUp(left, period))) }
-            state.phase = .finished
-            state.remaining = .zero
-            return .finish(disarm(&state))
-        }
-        switch step {
+        let now = scheduler.now(clock)
+        switch machine.withLock({ $0.boundaryReached(generation: generation, now: now) }) {
         case .tick(let left):
             onTick(left)
         case .finish(let timer):
             timer?.cancel()
             onFinish()
-        case .stale:
+        case .none:
             break
         }
-    }
-
-    /// `ceil(left / period)` for a positive `left`.
-    static func periodsRoundedUp(_ left: Duration, _ period: Duration) -> Int128 {
-        let (quotient, remainder) = left.attoseconds.quotientAndRemainder(dividingBy: period.attoseconds)
-        return remainder > 0 ? quotient + 1 : quotient
     }
 }

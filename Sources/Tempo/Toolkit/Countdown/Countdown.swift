@@ -57,17 +57,9 @@ public final class Countdown: Sendable {
         case cancelled
     }
 
-    struct State {
-        var phase = Phase.idle
-        /// The time left while idle or paused.
-        var remaining: Duration
-        /// The instant of ``clock`` at which a running countdown reaches zero.
-        var deadline = TimerInstant.zero
-        var generation: UInt64 = 0
-        var timer: TempoTimer?
-    }
-
-    let state: TempoMutex<State>
+    /// The lifecycle, under the countdown's lock; see ``CountdownStateMachine`` for why the internal timer is
+    /// never touched under it.
+    let machine: TempoMutex<CountdownStateMachine>
     let scheduler: any TimerScheduler
     let delivery: TimerDelivery
     let leeway: Duration
@@ -105,7 +97,7 @@ public final class Countdown: Sendable {
         onFinish: @escaping FinishHandler
     ) throws(TempoError) {
         try TempoError.validateInterval(duration, name: "duration")
-        try TempoTimer.Configuration(every: period, leeway: leeway).validate()
+        try TempoError.validateSchedule(interval: period, leeway: leeway)
         self.duration = duration
         self.period = period
         self.leeway = leeway
@@ -114,69 +106,40 @@ public final class Countdown: Sendable {
         self.onTick = onTick
         self.onFinish = onFinish
         // One serial queue for every internal timer, so callbacks of successive runs never overlap.
-        switch delivery.kind {
-        case .privateQueue: self.delivery = .queue(DispatchQueue(label: "tempo.countdown"))
-        case .queue, .immediate: self.delivery = delivery
-        }
-        state = TempoMutex(State(remaining: duration))
+        let queue = delivery.dispatchQueue(privateQueue: DispatchQueue(label: "tempo.countdown"))
+        self.delivery = queue.map { TimerDelivery.queue($0) } ?? .immediate
+        machine = TempoMutex(CountdownStateMachine(duration: duration, period: period))
     }
 
     deinit {
-        state.withLock { $0.timer }?.cancel()
+        machine.withLock { $0.ownerDeinitialized() }?.cancel()
     }
 
     /// The countdown's phase.
-    public var phase: Phase { state.withLock { $0.phase } }
+    public var phase: Phase { machine.withLock { $0.phase } }
 
     /// The time left: live while running (never negative), frozen while paused, the full duration while idle,
     /// zero once finished.
     public var remaining: Duration {
         let now = scheduler.now(clock)
-        return state.withLock { state in
-            switch state.phase {
-            case .running: max(.zero, state.deadline - now)
-            case .idle, .paused, .cancelled: state.remaining
-            case .finished: .zero
-            }
-        }
+        return machine.withLock { $0.remaining(at: now) }
     }
 
     /// Starts counting down: from idle, finished or cancelled a new run of ``duration`` begins; a paused
     /// countdown resumes; a running one is unchanged.
     public func start() {
-        let now = scheduler.now(clock)
-        state.withLock { state in
-            switch state.phase {
-            case .running:
-                return
-            case .idle, .paused:
-                break
-            case .finished, .cancelled:
-                state.remaining = duration
-            }
-            state.deadline = now + state.remaining
-            state.phase = .running
-            arm(&state, now: now)
-        }
+        perform(event { $0.start(now: $1) })
     }
 
     /// Pauses a running countdown, freezing the remaining time. Does nothing in any other phase.
     public func pause() {
-        let now = scheduler.now(clock)
-        let old = state.withLock { state -> TempoTimer? in
-            guard state.phase == .running else { return nil }
-            state.remaining = max(.zero, state.deadline - now)
-            state.phase = .paused
-            return disarm(&state)
-        }
-        old?.cancel()
+        perform(event { $0.pause(now: $1) })
     }
 
     /// Resumes a paused countdown: the deadline becomes now plus the frozen remaining time. Does nothing in
     /// any other phase.
     public func resume() {
-        guard phase == .paused else { return }
-        start()
+        perform(event { $0.resume(now: $1) })
     }
 
     /// Cancels the countdown without calling `onFinish`; once this returns no callback starts. ``start()``
@@ -185,17 +148,7 @@ public final class Countdown: Sendable {
     /// A countdown whose phase is already ``Phase/finished`` is unchanged: it reached zero first, and its
     /// `onFinish` runs (or is running) once, even if it has not started when this returns.
     public func cancel() {
-        let now = scheduler.now(clock)
-        let old = state.withLock { state -> TempoTimer? in
-            switch state.phase {
-            case .running: state.remaining = max(.zero, state.deadline - now)
-            case .idle, .paused: break
-            case .finished, .cancelled: return nil
-            }
-            state.phase = .cancelled
-            return disarm(&state)
-        }
-        old?.cancel()
+        perform(event { $0.cancel(now: $1) })
     }
 
     /// Adds time: a running countdown's deadline moves later (its ticks re-align to the new deadline), a
@@ -211,28 +164,14 @@ public final class Countdown: Sendable {
     public func add(_ extra: Duration) throws(TempoError) -> Bool {
         try TempoError.validateInterval(extra, name: "extra time")
         let now = scheduler.now(clock)
-        return try state.withLock { state throws(TempoError) in
-            let left: Duration
-            switch state.phase {
-            case .running: left = max(.zero, now.saturatingDuration(to: state.deadline))
-            case .idle, .paused: left = state.remaining
-            case .finished, .cancelled: return false
-            }
-            guard extra <= TempoError.maximumDuration - left else {
-                throw TempoError(
-                    .invalidInterval,
-                    value: extra.exactDescription,
-                    message:
-                        "adding \(extra.exactDescription) to the \(left.exactDescription) left would exceed the maximum of \(TempoError.maximumDuration.exactDescription)"
-                )
-            }
-            switch state.phase {
-            case .running:
-                state.deadline = now + (left + extra)
-                arm(&state, now: now)
-            default:
-                state.remaining = left + extra
-            }
+        switch try machine.withLock({ machine throws(TempoError) in try machine.add(extra, now: now) }) {
+        case .unchanged:
+            return false
+        case .grew:
+            return true
+        case .rearm(let arm, let old):
+            old?.cancel()
+            perform(.arm(arm))
             return true
         }
     }

@@ -24,16 +24,7 @@ import TempoLocks
 /// ## Thread safety
 /// Every method may be called from any thread, including from the action. No user code runs under the lock.
 public final class Debouncer<Value: Sendable>: Sendable {
-    struct State {
-        var pending: Value?
-        var hasPending = false
-        /// The earliest instant the pending value may run: `delay` after the last call.
-        var deadline = TimerInstant.zero
-        var delay: Duration
-        var timerDelay: Duration
-    }
-
-    let state: TempoMutex<State>
+    let state: TempoMutex<DebouncerStateMachine<Value>>
     let timer: TempoTimer
     let action: @Sendable (Value) -> Void
     let scheduler: any TimerScheduler
@@ -61,19 +52,12 @@ public final class Debouncer<Value: Sendable>: Sendable {
         let relay = WeakRelay<Debouncer<Value>>()
         // A zero delay runs through a manual fire; the timer's own interval must still be valid.
         let timerDelay = delay == .zero ? Duration.nanoseconds(1) : delay
-        timer = try TempoTimer(
-            every: timerDelay,
-            repeats: .once,
-            leeway: leeway,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler
-        ) { _ in
-            relay.object?.delayElapsed()
-        }
+        let configuration = TempoTimer.Configuration(
+            every: timerDelay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+        timer = try relay.timer(configuration, scheduler: scheduler) { debouncer, _ in debouncer.delayElapsed() }
         self.action = action
         self.scheduler = scheduler
-        state = TempoMutex(State(delay: delay, timerDelay: timerDelay))
+        state = TempoMutex(DebouncerStateMachine(delay: delay, timerDelay: timerDelay))
         relay.object = self
     }
 
@@ -85,7 +69,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
     public var delay: Duration { state.withLock { $0.delay } }
 
     /// Whether a value waits for its delay to pass.
-    public var isPending: Bool { state.withLock { $0.hasPending } }
+    public var isPending: Bool { state.withLock { $0.isPending } }
 
     /// Changes the delay for later calls; a pending run keeps its deadline.
     ///
@@ -94,7 +78,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
     ///   1 ns, or one above ``TempoError/maximumDuration``; the delay is then unchanged.
     public func setDelay(_ delay: Duration) throws(TempoError) {
         try Self.validateDelay(delay)
-        state.withLock { $0.delay = delay }
+        state.withLock { $0.setDelay(delay) }
     }
 
     /// Records `value` and restarts the delay: the action runs with the last value once no call came for
@@ -103,26 +87,18 @@ public final class Debouncer<Value: Sendable>: Sendable {
     /// - Parameter value: The value to hand to the action.
     public func call(_ value: Value) {
         let now = scheduler.now(timer.clock)
-        let (newInterval, nextTurn) = state.withLock { state -> (Duration?, Bool) in
-            state.pending = value
-            state.hasPending = true
-            state.deadline = now + state.delay
-            guard state.delay != .zero else { return (nil, true) }
-            guard state.delay != state.timerDelay else { return (nil, false) }
-            state.timerDelay = state.delay
-            return (state.delay, false)
-        }
-        guard !nextTurn else {
+        switch state.withLock({ $0.call(value, now: now) }) {
+        case .fireOnNextTurn:
             // Run on the delivery's next turn: a manual tick, which a cancelled timer refuses until restarted
             // (the restart's own tick later finds nothing pending).
             if !timer.fire() {
                 timer.start()
                 timer.fire()
             }
-            return
+        case .restartTimer(let interval):
+            // `reset` starts the one-shot timer over from now; the delay was validated when it was set.
+            try? timer.reset(interval: interval)
         }
-        // `reset` starts the one-shot timer over from now; the delay was validated when it was set.
-        try? timer.reset(interval: newInterval)
     }
 
     /// Drops the pending value, if any; the action does not run for it.
@@ -130,7 +106,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
     /// - Returns: Whether a value was pending.
     @discardableResult
     public func cancel() -> Bool {
-        let taken = take(ignoringDeadline: true)
+        let taken = state.withLock { $0.take() }
         timer.cancel()
         return taken != nil
     }
@@ -140,9 +116,9 @@ public final class Debouncer<Value: Sendable>: Sendable {
     /// - Returns: Whether a value was pending (and the action ran).
     @discardableResult
     public func flush() -> Bool {
-        guard let value = take(ignoringDeadline: true) else { return false }
+        guard let value = state.withLock({ $0.take() }) else { return false }
         timer.cancel()
-        action(value.value)
+        action(value)
         return true
     }
 
@@ -160,21 +136,9 @@ public final class Debouncer<Value: Sendable>: Sendable {
     }
 
     private func delayElapsed() {
-        if let value = take(ignoringDeadline: false) {
-            action(value.value)
-        }
-    }
-
-    /// Takes the pending value; a scheduled run takes it only once its deadline has passed (a call that came
-    /// in meanwhile moved the deadline, and the timer was reset for it).
-    private func take(ignoringDeadline: Bool) -> (value: Value, Void)? {
-        let now = ignoringDeadline ? nil : scheduler.now(timer.clock)
-        return state.withLock { state in
-            guard state.hasPending, let value = state.pending else { return nil }
-            if let now, now < state.deadline { return nil }
-            state.pending = nil
-            state.hasPending = false
-            return (value, ())
+        let now = scheduler.now(timer.clock)
+        if let value = state.withLock({ $0.delayElapsed(now: now) }) {
+            action(value)
         }
     }
 }
@@ -199,13 +163,8 @@ extension Debouncer where Value == Void {
         action: @escaping @Sendable () -> Void
     ) throws(TempoError) {
         try self.init(
-            delay: delay,
-            leeway: leeway,
-            clock: clock,
-            delivery: delivery,
-            scheduler: scheduler,
-            action: { (_: Void) in action() }
-        )
+            delay: delay, leeway: leeway, clock: clock, delivery: delivery, scheduler: scheduler,
+            action: { (_: Void) in action() })
     }
 
     /// Restarts the delay; the action runs once no call came for ``delay``.

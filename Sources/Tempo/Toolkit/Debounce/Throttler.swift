@@ -61,13 +61,7 @@ public final class Throttler<Value: Sendable>: Sendable {
         case dropped
     }
 
-    struct State {
-        var windowOpen = false
-        var leading: Value?
-        var trailing: Value?
-    }
-
-    let state = TempoMutex(State())
+    let state: TempoMutex<ThrottlerStateMachine<Value>>
     let timer: TempoTimer
     let action: @Sendable (Value) -> Void
 
@@ -97,19 +91,13 @@ public final class Throttler<Value: Sendable>: Sendable {
         action: @escaping @Sendable (Value) -> Void
     ) throws(TempoError) {
         let relay = WeakRelay<Throttler<Value>>()
-        timer = try TempoTimer(
-            every: interval,
-            repeats: .once,
-            leeway: leeway,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler
-        ) { tick in
-            relay.object?.handle(tick)
-        }
+        let configuration = TempoTimer.Configuration(
+            every: interval, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+        timer = try relay.timer(configuration, scheduler: scheduler) { throttler, tick in throttler.handle(tick) }
         self.edge = edge
         self.interval = interval
         self.action = action
+        state = TempoMutex(ThrottlerStateMachine(edge: edge))
         relay.object = self
     }
 
@@ -118,7 +106,7 @@ public final class Throttler<Value: Sendable>: Sendable {
     }
 
     /// Whether a window is open (a run happened, or a trailing run is waiting, less than ``interval`` ago).
-    public var isWindowOpen: Bool { state.withLock { $0.windowOpen } }
+    public var isWindowOpen: Bool { state.withLock { $0.isWindowOpen } }
 
     /// Offers `value` to the throttler; see the type's table for when it runs.
     ///
@@ -126,27 +114,14 @@ public final class Throttler<Value: Sendable>: Sendable {
     /// - Returns: Whether the value runs now, waits for the window's end, or was dropped.
     @discardableResult
     public func call(_ value: Value) -> Outcome {
-        let outcome = state.withLock { state -> Outcome in
-            if state.windowOpen {
-                guard edge != .leading else { return .dropped }
-                state.trailing = value
-                return .deferred
-            }
-            state.windowOpen = true
-            if edge == .trailing {
-                state.trailing = value
-                return .deferred
-            }
-            state.leading = value
-            return .ranNow
-        }
-        switch outcome {
-        case .ranNow:
+        let (outcome, action) = state.withLock { $0.call(value) }
+        switch action {
+        case .startTimerAndFire:
             timer.start()
             timer.fire()
-        case .deferred where edge == .trailing:
+        case .startTimer:
             timer.start()
-        case .deferred, .dropped:
+        case .none:
             break
         }
         return outcome
@@ -157,32 +132,17 @@ public final class Throttler<Value: Sendable>: Sendable {
     /// - Returns: Whether a value was waiting.
     @discardableResult
     public func cancel() -> Bool {
-        let dropped = state.withLock { state in
-            defer { state = State() }
-            return state.trailing != nil || state.leading != nil
-        }
+        let dropped = state.withLock { $0.cancel() }
         timer.cancel()
         return dropped
     }
 
     private func handle(_ tick: TimerTick) {
         if tick.isManual {
-            let value = state.withLock { state in
-                defer { state.leading = nil }
-                return state.leading
-            }
-            if let value { action(value) }
+            if let value = state.withLock({ $0.leadingRunStarted() }) { action(value) }
             return
         }
-        let value = state.withLock { state -> Value? in
-            guard let value = state.trailing else {
-                state.windowOpen = false
-                return nil
-            }
-            state.trailing = nil
-            return value
-        }
-        guard let value else { return }
+        guard case .runTrailing(let value) = state.withLock({ $0.windowEnded() }) else { return }
         try? timer.reset()  // the trailing run opens the next window
         action(value)
     }
@@ -210,14 +170,8 @@ extension Throttler where Value == Void {
         action: @escaping @Sendable () -> Void
     ) throws(TempoError) {
         try self.init(
-            every: interval,
-            edge: edge,
-            leeway: leeway,
-            clock: clock,
-            delivery: delivery,
-            scheduler: scheduler,
-            action: { (_: Void) in action() }
-        )
+            every: interval, edge: edge, leeway: leeway, clock: clock, delivery: delivery, scheduler: scheduler,
+            action: { (_: Void) in action() })
     }
 
     /// Offers a call; see the type's table for when it runs.

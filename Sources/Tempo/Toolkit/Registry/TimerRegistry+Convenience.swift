@@ -29,14 +29,8 @@ extension TimerRegistry {
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
         let configuration = TempoTimer.Configuration(
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock
-        )
+            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery, clock: clock)
         return try schedule(key, configuration: configuration, handler: handler)
     }
 
@@ -61,10 +55,7 @@ extension TimerRegistry {
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
         try schedule(
-            key,
-            configuration: .init(every: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock),
-            handler: handler
-        )
+            key, every: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock, handler: handler)
     }
 
     /// Schedules a one-shot timer under `key`, due at `deadline` on `clock`; it leaves the registry after its tick.
@@ -93,13 +84,7 @@ extension TimerRegistry {
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
         let configuration = try TempoTimer.Configuration.oneShot(
-            at: deadline,
-            ifPast: ifPast,
-            leeway: leeway,
-            delivery: delivery,
-            clock: clock,
-            now: scheduler.now(clock)
-        )
+            at: deadline, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock, now: scheduler.now(clock))
         return try schedule(key, configuration: configuration, handler: handler)
     }
 }

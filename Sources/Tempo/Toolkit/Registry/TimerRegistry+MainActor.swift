@@ -28,16 +28,8 @@ extension TimerRegistry {
         handler: @escaping @MainActor (TimerTick) -> Void
     ) throws(TempoError) -> Bool {
         try schedule(
-            key,
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery.timerDelivery,
-            clock: clock,
-            handler: MainActorDelivery.wrap(handler)
-        )
+            key, every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery.timerDelivery, clock: clock, handler: MainActorDelivery.wrap(handler))
     }
 
     /// Schedules a one-shot timer under `key`, due `delay` from now, whose handler runs on the main actor.
@@ -61,12 +53,7 @@ extension TimerRegistry {
         handler: @escaping @MainActor (TimerTick) -> Void
     ) throws(TempoError) -> Bool {
         try schedule(
-            key,
-            after: delay,
-            leeway: leeway,
-            delivery: delivery.timerDelivery,
-            clock: clock,
-            handler: MainActorDelivery.wrap(handler)
-        )
+            key, after: delay, leeway: leeway, delivery: delivery.timerDelivery, clock: clock,
+            handler: MainActorDelivery.wrap(handler))
     }
 }

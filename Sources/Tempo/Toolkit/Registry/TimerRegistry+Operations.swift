@@ -95,14 +95,20 @@ extension TimerRegistry {
         storage.state.withLock { $0.entries[key]?.timer }
     }
 
-    /// Removes entries whose weak target died, and cancels their timers outside the lock.
+    /// Removes entries whose weak target died or whose timer ended, and cancels their timers.
+    ///
+    /// Whether an entry is dead is read from its timer (under the timer's lock), so it is read outside the
+    /// registry's lock: the registry never holds its lock while it takes a timer's (no lock order).
     private func prune() {
-        let dead = storage.state.withLock { state -> [Entry] in
-            let dead = state.entries.filter { $0.value.isDead }
-            for key in dead.keys { state.entries.removeValue(forKey: key) }
-            return Array(dead.values)
+        let entries = storage.state.withLock { Array($0.entries) }
+        let dead = entries.filter { $0.value.isDead }
+        guard !dead.isEmpty else { return }
+        let removed = storage.state.withLock { state in
+            dead.compactMap { key, entry in
+                state.entries[key]?.id == entry.id ? state.entries.removeValue(forKey: key) : nil
+            }
         }
-        for entry in dead {
+        for entry in removed {
             entry.timer.cancel()
         }
     }

@@ -33,14 +33,8 @@ extension TimerRegistry {
         handler: @escaping @Sendable (Target, TimerTick) -> Void
     ) throws(TempoError) -> Bool {
         let configuration = TempoTimer.Configuration(
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock
-        )
+            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery, clock: clock)
         return try schedule(key, target: target, configuration: configuration, handler: handler)
     }
 
@@ -66,8 +60,8 @@ extension TimerRegistry {
         clock: TimerClock = .monotonic,
         handler: @escaping @Sendable (Target, TimerTick) -> Void
     ) throws(TempoError) -> Bool {
-        let configuration = TempoTimer.Configuration(
-            every: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
-        return try schedule(key, target: target, configuration: configuration, handler: handler)
+        try schedule(
+            key, every: delay, target: target, repeats: .once, leeway: leeway, delivery: delivery, clock: clock,
+            handler: handler)
     }
 }

@@ -137,14 +137,8 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         configuration: TempoTimer.Configuration,
         handler: @escaping @Sendable (Target, TimerTick) -> Void
     ) throws(TempoError) -> Bool {
-        try insert(
-            key,
-            configuration: configuration,
-            targetIsAlive: { [weak target] in target != nil },
-            handler: { [weak target] tick in
-                if let target { handler(target, tick) }
-            }
-        )
+        let bound = WeakTarget(target, handler)
+        return try insert(key, configuration: configuration, targetIsAlive: bound.isAlive, handler: bound.handler)
     }
 
     private func insert(

@@ -21,13 +21,8 @@ extension SharedTicker {
         scheduler: any TimerScheduler = SystemScheduler.shared
     ) throws(TempoError) {
         try self.init(
-            every: interval,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery.timerDelivery,
-            clock: clock,
-            scheduler: scheduler
-        )
+            every: interval, leeway: leeway, latePolicy: latePolicy, delivery: delivery.timerDelivery, clock: clock,
+            scheduler: scheduler)
     }
 
     /// Subscribes a main-actor `handler` to every `every`-th tick of a ticker created with

@@ -38,13 +38,8 @@ extension SharedTicker {
         every: Int = 1,
         handler: @escaping @Sendable (Owner, TimerTick) -> Void
     ) throws(TempoError) -> TickerSubscription {
-        let id = try add(
-            every: every,
-            ownerIsAlive: { [weak owner] in owner != nil },
-            handler: { [weak owner] tick in
-                if let owner { handler(owner, tick) }
-            }
-        )
+        let bound = WeakTarget(owner, handler)
+        let id = try add(every: every, ownerIsAlive: bound.isAlive, handler: bound.handler)
         return TickerSubscription(ticker: self, id: id, endsOnRelease: false)
     }
 
@@ -56,82 +51,36 @@ extension SharedTicker {
         guard every >= 1 else {
             throw TempoError(.invalidCount, value: "\(every)", message: "every must be at least 1 tick, got \(every)")
         }
-        return state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.unshareSubscribers()
-            state.subscribers.append(
-                Subscriber(
-                    id: id, every: every, phase: state.slots % every, handler: handler, ownerIsAlive: ownerIsAlive)
-            )
-            state.live += 1
-            if state.live == 1 && !state.paused {
-                // Starting the timer runs no user code (no state handler), so it is safe under the lock, and
-                // doing it here keeps start and stop in the order of the subscriber count.
-                timer.start()
-            }
-            return id
-        }
+        let (id, action) = state.withLock { $0.subscribe(every: every, ownerIsAlive: ownerIsAlive, handler: handler) }
+        perform(action)
+        return id
     }
 
     /// Ends subscription `id`; returns whether it was active.
     @discardableResult
     func remove(_ id: UInt64) -> Bool {
-        let removed = state.withLock { state in removeLocked(id, &state) }
-        // The closure may hold the last reference to user objects: release it outside the lock.
-        return removed != nil
+        let (handler, action) = state.withLock { state in
+            let removed = state.unsubscribe(id)
+            if removed.handler != nil { removals.wrappingAdd(1, ordering: .releasing) }
+            return removed
+        }
+        perform(action)
+        // The closure may hold the last reference to user objects: it is released here, outside the lock.
+        return handler != nil
     }
 
     func isActive(_ id: UInt64) -> Bool {
-        state.withLock { state in
-            guard let index = Self.index(of: id, in: state.subscribers) else { return false }
-            let subscriber = state.subscribers[index]
-            return subscriber.handler != nil && (subscriber.ownerIsAlive.map { $0() } ?? true)
-        }
-    }
-
-    private func removeLocked(_ id: UInt64, _ state: inout State) -> TempoTimer.Handler? {
-        guard let index = Self.index(of: id, in: state.subscribers),
-            let handler = state.subscribers[index].handler
-        else { return nil }
-        state.unshareSubscribers()
-        state.subscribers[index].handler = nil
-        state.subscribers[index].ownerIsAlive = nil
-        state.live -= 1
-        state.tombstones += 1
-        removals.wrappingAdd(1, ordering: .releasing)
-        if state.live == 0 {
-            timer.cancel()
-            state.subscribers.removeAll()
-            state.tombstones = 0
-        } else if state.tombstones > 16 && state.tombstones * 2 > state.subscribers.count {
-            state.subscribers.removeAll { $0.handler == nil }
-            state.tombstones = 0
-        }
-        return handler
-    }
-
-    /// Binary search: subscribers are appended with increasing ids.
-    private static func index(of id: UInt64, in subscribers: [Subscriber]) -> Int? {
-        var low = 0
-        var high = subscribers.count
-        while low < high {
-            let mid = (low + high) / 2
-            if subscribers[mid].id < id { low = mid + 1 } else { high = mid }
-        }
-        return low < subscribers.count && subscribers[low].id == id ? low : nil
+        state.withLock { $0.isActive(id) }
     }
 
     // MARK: Fan-out
 
     /// Calls the subscribers due on this tick, in subscription order, outside the lock.
     func deliver(_ tick: TimerTick) {
-        let (snapshot, before, after, epoch) = state.withLock { state in
-            let before = state.slots
-            state.slots += 1 + tick.missed
-            state.snapshotTaken = true
-            return (state.subscribers, before, state.slots, removals.load(ordering: .relaxed))
+        let (started, epoch) = state.withLock { state in
+            (state.tickStarted(missed: tick.missed), removals.load(ordering: .relaxed))
         }
+        let (snapshot, before, after) = (started.subscribers, started.slotsBefore, started.slotsAfter)
         var dead: [UInt64] = []
         snapshot.withUnsafeBufferPointer { subscribers in
             for index in subscribers.indices {
@@ -151,9 +100,8 @@ extension SharedTicker {
                 handler(tick)
             }
         }
-        if !dead.isEmpty {
-            let removed = state.withLock { state in dead.map { removeLocked($0, &state) } }
-            withExtendedLifetime(removed) {}
+        for id in dead {
+            remove(id)
         }
     }
 }

@@ -44,39 +44,9 @@ import TempoLocks
 /// Every method may be called from any thread, including from a subscriber's handler. No user code runs
 /// under the ticker's lock.
 public final class SharedTicker: Sendable {
-    struct Subscriber {
-        let id: UInt64
-        let every: Int
-        let phase: Int
-        /// `nil` once the subscription ended (a tombstone until the next compaction).
-        var handler: TempoTimer.Handler?
-        var ownerIsAlive: (@Sendable () -> Bool)?
-    }
-
-    struct State {
-        var subscribers: [Subscriber] = []
-        var live = 0
-        var tombstones = 0
-        var nextID: UInt64 = 1
-        /// Grid slots delivered so far, over the ticker's whole life.
-        var slots = 0
-        var paused = false
-        /// Whether a tick took `subscribers` as its snapshot since the array was last copied. A mutation then
-        /// copies the array first instead of writing to a buffer that a tick may still be reading outside the
-        /// lock: Swift's copy-on-write check would allow the write as soon as the tick dropped its reference,
-        /// but that reference count lives in the uninstrumented runtime, so ThreadSanitizer could not see the
-        /// hand-off. Copying makes the ordering explicit: a snapshot's buffer is never written again.
-        var snapshotTaken = false
-
-        /// Makes `subscribers` safe to mutate in place (see `snapshotTaken`).
-        mutating func unshareSubscribers() {
-            guard snapshotTaken else { return }
-            subscribers = subscribers.map { $0 }
-            snapshotTaken = false
-        }
-    }
-
-    let state = TempoMutex(State())
+    /// The bookkeeping; the underlying timer is started, paused and cancelled only outside this lock (see
+    /// ``SharedTickerStateMachine``).
+    let state = TempoMutex(SharedTickerStateMachine())
     /// Bumped (under the lock) whenever a subscription ends, so a tick under way knows to re-check.
     let removals = Atomic<UInt64>(0)
     let timer: TempoTimer
@@ -105,16 +75,9 @@ public final class SharedTicker: Sendable {
     ) throws(TempoError) {
         let relay = WeakRelay<SharedTicker>()
         self.interval = interval
-        timer = try TempoTimer(
-            every: interval,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler
-        ) { tick in
-            relay.object?.deliver(tick)
-        }
+        let configuration = TempoTimer.Configuration(
+            every: interval, leeway: leeway, latePolicy: latePolicy, delivery: delivery, clock: clock)
+        timer = try relay.timer(configuration, scheduler: scheduler) { ticker, tick in ticker.deliver(tick) }
         relay.object = self
     }
 
@@ -126,38 +89,39 @@ public final class SharedTicker: Sendable {
     ///
     /// - Complexity: O(n) in the number of subscriptions.
     public var subscriberCount: Int {
-        state.withLock { state in
-            state.subscribers.reduce(0) { count, subscriber in
-                guard subscriber.handler != nil else { return count }
-                return count + (subscriber.ownerIsAlive.map { $0() } ?? true ? 1 : 0)
-            }
-        }
+        state.withLock { $0.subscriberCount }
     }
 
     /// Whether the underlying timer is armed: there is a subscriber and the ticker is not paused.
     public var isTicking: Bool { timer.state == .running }
 
     /// Whether ``pause()`` is in effect.
-    public var isPaused: Bool { state.withLock { $0.paused } }
+    public var isPaused: Bool { state.withLock { $0.isPaused } }
 
     /// Pauses the ticks for every subscriber, keeping the time left to the next tick.
     ///
     /// Ticks already handed to delivery still run. Does nothing when already paused.
     public func pause() {
-        state.withLock { state in
-            guard !state.paused else { return }
-            state.paused = true
-            if state.live > 0 { timer.pause() }
-        }
+        perform(state.withLock { $0.pause() })
     }
 
     /// Resumes the ticks after ``pause()``: the next tick is due after the time that was left when it paused
     /// (or one interval from now if the last subscriber left meanwhile and a new one came).
     public func resume() {
-        state.withLock { state in
-            guard state.paused else { return }
-            state.paused = false
-            if state.live > 0 { timer.start() }
+        perform(state.withLock { $0.resume() })
+    }
+
+    /// Runs the queued timer commands outside the lock, until none is left (see ``SharedTickerStateMachine``).
+    func perform(_ action: SharedTickerStateMachine.TimerAction) {
+        guard action == .drain else { return }
+        while let commands = state.withLock({ $0.takeTimerCommands() }) {
+            for command in commands {
+                switch command {
+                case .start: timer.start()
+                case .pause: timer.pause()
+                case .cancel: timer.cancel()
+                }
+            }
         }
     }
 }

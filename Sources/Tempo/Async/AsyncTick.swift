@@ -4,8 +4,8 @@
 /// so a tick of `ContinuousClock` carries a `ContinuousClock.Instant` and a tick of ``TempoClock`` a
 /// ``TimerInstant`` (see ``timerTick``).
 ///
-/// `ClockTick` is a value type and is `Sendable`.
-public struct ClockTick<Instant: InstantProtocol>: Hashable, Sendable, CustomStringConvertible
+/// `AsyncTick` is a value type and is `Sendable`.
+public struct AsyncTick<Instant: InstantProtocol>: Hashable, Sendable, CustomStringConvertible
 where Instant.Duration == Duration {
     /// The tick's position on the sequence's grid, from 1: tick `k` is due at `first + (k - 1) · interval`.
     public let index: Int
@@ -38,9 +38,13 @@ where Instant.Duration == Duration {
     }
 }
 
-extension ClockTick where Instant == TimerInstant {
+extension AsyncTick where Instant == TimerInstant {
     /// The same tick as a core ``TimerTick`` (never manual), for code shared with ``TempoTimer`` handlers.
     public var timerTick: TimerTick {
         TimerTick(index: index, due: due, lateness: lateness, missed: missed)
     }
 }
+
+/// The former name of ``AsyncTick``: a tick of an ``AsyncTickSequence``, not of a clock.
+@available(*, deprecated, renamed: "AsyncTick")
+public typealias ClockTick<Instant: InstantProtocol> = AsyncTick<Instant> where Instant.Duration == Duration

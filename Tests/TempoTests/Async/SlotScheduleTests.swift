@@ -2,11 +2,11 @@ import Testing
 
 @testable import Tempo
 
-@Suite struct TickScheduleTests {
+@Suite struct SlotScheduleTests {
     private let second = Duration.seconds(1)
 
     @Test func waitsForEachSlotUntilItIsDue() {
-        var schedule = TickSchedule(interval: second, total: nil, policy: .coalesce)
+        var schedule = SlotSchedule(interval: second, total: nil, policy: .coalesce)
         #expect(schedule.decide(elapsed: .milliseconds(-1)) == .wait(slot: 0))
         #expect(schedule.decide(elapsed: .zero) == .deliver(slot: 0, missed: 0))
         #expect(schedule.decide(elapsed: .milliseconds(999)) == .wait(slot: 1))
@@ -15,19 +15,19 @@ import Testing
 
     @Test func aTickLessThanAnIntervalLateIsDeliveredUnderEveryPolicy() {
         for policy in LateTickPolicy.allCases {
-            var schedule = TickSchedule(interval: second, total: nil, policy: policy)
+            var schedule = SlotSchedule(interval: second, total: nil, policy: policy)
             #expect(schedule.decide(elapsed: .milliseconds(999)) == .deliver(slot: 0, missed: 0))
         }
     }
 
     @Test func coalesceDeliversTheLatestDueSlotAndCountsTheOthers() {
-        var schedule = TickSchedule(interval: second, total: nil, policy: .coalesce)
+        var schedule = SlotSchedule(interval: second, total: nil, policy: .coalesce)
         #expect(schedule.decide(elapsed: .milliseconds(3500)) == .deliver(slot: 3, missed: 3))
         #expect(schedule.decide(elapsed: .milliseconds(3500)) == .wait(slot: 4))
     }
 
     @Test func burstDeliversEveryDueSlotInOrder() {
-        var schedule = TickSchedule(interval: second, total: nil, policy: .burst)
+        var schedule = SlotSchedule(interval: second, total: nil, policy: .burst)
         let elapsed = Duration.milliseconds(2500)
         #expect(schedule.decide(elapsed: elapsed) == .deliver(slot: 0, missed: 0))
         #expect(schedule.decide(elapsed: elapsed) == .deliver(slot: 1, missed: 0))
@@ -36,17 +36,17 @@ import Testing
     }
 
     @Test func skipDropsEveryDueSlotAndReportsThemOnTheNextDelivery() {
-        var schedule = TickSchedule(interval: second, total: nil, policy: .skip)
+        var schedule = SlotSchedule(interval: second, total: nil, policy: .skip)
         #expect(schedule.decide(elapsed: .milliseconds(2500)) == .wait(slot: 3))
         #expect(schedule.decide(elapsed: .seconds(3)) == .deliver(slot: 3, missed: 3))
         #expect(schedule.decide(elapsed: .seconds(4)) == .deliver(slot: 4, missed: 0))
     }
 
     @Test func aFiniteScheduleFinishesAfterItsLastSlot() {
-        var coalesced = TickSchedule(interval: second, total: 3, policy: .coalesce)
+        var coalesced = SlotSchedule(interval: second, total: 3, policy: .coalesce)
         #expect(coalesced.decide(elapsed: .seconds(10)) == .deliver(slot: 2, missed: 2))
         #expect(coalesced.decide(elapsed: .seconds(10)) == .finished)
-        var skipped = TickSchedule(interval: second, total: 3, policy: .skip)
+        var skipped = SlotSchedule(interval: second, total: 3, policy: .skip)
         #expect(skipped.decide(elapsed: .seconds(10)) == .finished)
     }
 }

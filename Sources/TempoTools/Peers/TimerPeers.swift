@@ -1,6 +1,7 @@
+// The one copy of the timer peers, compiled by two packages: here by TempoTools (for `tempo bench`), and by the
+// benchmark package through the link Benchmarks/Benchmarks/WheelBenchmarks/TimerPeers.swift (TempoTools has no
+// product, so the benchmarks cannot import it). Keep it free of dependencies beyond Tempo and the toolchain.
 import Dispatch
-import NIOCore
-import NIOPosix
 import Synchronization
 import Tempo
 
@@ -43,6 +44,10 @@ protocol TimerPeer: AnyObject {
     func arm(atUptime nanoseconds: UInt64) -> Token
     func cancel(_ token: Token)
     func shutdown()
+    /// Returns once `count` timers armed with ``arm(after:)`` are really armed (a task has reached its sleep).
+    func settle(armed count: Int) async
+    /// Returns once `count` cancelled timers have released what they hold (a queue or a task has caught up).
+    func settle(cancelled count: Int) async
 }
 
 extension TimerPeer {
@@ -51,6 +56,26 @@ extension TimerPeer {
     static var shutdownCancelsAll: Bool { false }
     func withOwner(_ body: @escaping () -> Void) { body() }
     func shutdown() {}
+    func settle(armed count: Int) async {}
+    func settle(cancelled count: Int) async {}
+}
+
+/// One started ``TempoTimer`` per timer (a one-shot), on `SystemScheduler.shared`.
+final class TempoTimerPeer: TimerPeer {
+    static let name = "TempoTimer"
+    static let maximumArmed = 100_000
+    let counter: FireCounter
+
+    init(capacity: Int, counter: FireCounter) { self.counter = counter }
+
+    func arm(after delay: Duration) -> TempoTimer {
+        try! TempoTimer.once(after: delay) { [counter] _ in counter.fire() }
+    }
+    func arm(atUptime nanoseconds: UInt64) -> TempoTimer {
+        try! TempoTimer.once(at: TimerInstant(offset: .nanoseconds(Int64(nanoseconds)))) { [counter] _ in counter.fire()
+        }
+    }
+    func cancel(_ token: TempoTimer) { token.cancel() }
 }
 
 /// Hands every fired value timer to the counter.
@@ -80,21 +105,21 @@ final class WheelValuePeer: TimerPeer {
 
 /// Tempo's wheel with value timers armed at a precomputed deadline (`schedule(at:value:)`): the wheel's
 /// own cost, without the clock read that `schedule(after:)` and every peer's relative API make.
+/// The wheel is ``WheelValuePeer``'s; only `arm(after:)` differs.
 final class WheelDeadlinePeer: TimerPeer {
     static let name = "WheelAtDeadline"
     let wheel: TimingWheel
+    let values: WheelValuePeer
     let base: TimerInstant
 
     init(capacity: Int, counter: FireCounter) {
-        let configuration = TimingWheel.Configuration(delivery: .immediate, initialCapacity: capacity)
-        wheel = try! TimingWheel(configuration: configuration, handler: CountingHandler(counter: counter))
+        values = WheelValuePeer(capacity: capacity, counter: counter)
+        wheel = values.wheel
         base = wheel.now
     }
 
     func arm(after delay: Duration) -> TimingWheel.Handle { try! wheel.schedule(at: base + delay, value: 1) }
-    func arm(atUptime nanoseconds: UInt64) -> TimingWheel.Handle {
-        try! wheel.schedule(at: TimerInstant(offset: .nanoseconds(Int64(nanoseconds))), value: 1)
-    }
+    func arm(atUptime nanoseconds: UInt64) -> TimingWheel.Handle { values.arm(atUptime: nanoseconds) }
     func cancel(_ token: TimingWheel.Handle) { wheel.cancel(token) }
 }
 
@@ -140,73 +165,8 @@ final class DispatchPeer: TimerPeer {
         return source
     }
     func cancel(_ token: any DispatchSourceTimer) { token.cancel() }
-}
-
-/// A closure that runs on the event loop while the caller waits for it (`withOwner`), so nothing it
-/// touches is used by two threads at once.
-struct Unchecked<Value>: @unchecked Sendable {
-    var value: Value
-}
-
-/// SwiftNIO `scheduleTask` on one event loop, called on that loop.
-final class NIOTaskPeer: TimerPeer {
-    static let name = "NIOScheduleTask"
-    static let shutdownCancelsAll = true  // cancelling one by one scans the loop's queue each time
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let loop: any EventLoop
-    let counter: FireCounter
-
-    init(capacity: Int, counter: FireCounter) {
-        self.counter = counter
-        loop = group.next()
-    }
-
-    func withOwner(_ body: @escaping () -> Void) {
-        let box = Unchecked(value: body)
-        try! loop.submit { box.value() }.wait()
-    }
-    func arm(after delay: Duration) -> Scheduled<Void> {
-        loop.scheduleTask(in: .nanoseconds(delay.wholeNanoseconds)) { [counter] in
-            counter.fire()
-        }
-    }
-    func arm(atUptime nanoseconds: UInt64) -> Scheduled<Void> {
-        loop.scheduleTask(deadline: .uptimeNanoseconds(nanoseconds)) { [counter] in counter.fire() }
-    }
-    func cancel(_ token: Scheduled<Void>) { token.cancel() }
-    func shutdown() { try? group.syncShutdownGracefully() }
-}
-
-/// SwiftNIO `scheduleCallback` (NIOScheduledCallbackHandler) on one event loop, called on that loop.
-final class NIOCallbackPeer: TimerPeer {
-    struct Handler: NIOScheduledCallbackHandler, Sendable {
-        let counter: FireCounter
-        func handleScheduledCallback(eventLoop: some EventLoop) { counter.fire() }
-    }
-
-    static let name = "NIOScheduleCallback"
-    static let shutdownCancelsAll = true
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let loop: any EventLoop
-    let handler: Handler
-
-    init(capacity: Int, counter: FireCounter) {
-        handler = Handler(counter: counter)
-        loop = group.next()
-    }
-
-    func withOwner(_ body: @escaping () -> Void) {
-        let box = Unchecked(value: body)
-        try! loop.submit { box.value() }.wait()
-    }
-    func arm(after delay: Duration) -> NIOScheduledCallback {
-        try! loop.scheduleCallback(in: .nanoseconds(delay.wholeNanoseconds), handler: handler)
-    }
-    func arm(atUptime nanoseconds: UInt64) -> NIOScheduledCallback {
-        try! loop.scheduleCallback(at: .uptimeNanoseconds(nanoseconds), handler: handler)
-    }
-    func cancel(_ token: NIOScheduledCallback) { token.cancel() }
-    func shutdown() { try? group.syncShutdownGracefully() }
+    /// Cancellation completes on the queue.
+    func settle(cancelled count: Int) async { queue.sync {} }
 }
 
 /// A `Task` per timer that sleeps in `Task.sleep` and is cancelled with `Task.cancel()`.
@@ -215,11 +175,14 @@ final class TaskSleepPeer: TimerPeer {
     static let maximumArmed = 100_000
     static let leadPerTimer = Duration.microseconds(30)
     let counter: FireCounter
+    let progress = TaskProgress()
 
     init(capacity: Int, counter: FireCounter) { self.counter = counter }
 
     func arm(after delay: Duration) -> Task<Void, Never> {
-        Task.detached { [counter] in
+        Task.detached { [counter, progress] in
+            progress.sleeping.add(1, ordering: .relaxed)
+            defer { progress.ended.add(1, ordering: .relaxed) }
             do {
                 try await Task.sleep(for: delay)
                 counter.fire()
@@ -237,6 +200,20 @@ final class TaskSleepPeer: TimerPeer {
         }
     }
     func cancel(_ token: Task<Void, Never>) { token.cancel() }
+    /// A task is armed once it runs up to its sleep.
+    func settle(armed count: Int) async {
+        while progress.sleeping.load(ordering: .relaxed) < count { await Task.yield() }
+    }
+    func settle(cancelled count: Int) async {
+        while progress.ended.load(ordering: .relaxed) < count { await Task.yield() }
+    }
+}
+
+/// How many of a ``TaskSleepPeer``'s tasks (armed with ``TaskSleepPeer/arm(after:)``) reached their sleep, and how
+/// many ended.
+final class TaskProgress: Sendable {
+    let sleeping = Atomic<Int>(0)
+    let ended = Atomic<Int>(0)
 }
 
 extension Duration {

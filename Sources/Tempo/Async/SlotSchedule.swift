@@ -3,7 +3,7 @@
 /// Time enters only as the elapsed time since slot 0 was due, so the same rules serve every `Clock`: the
 /// slots and late-tick policies are those of ``TickGrid`` (the one implementation, shared with
 /// ``TempoTimer``), on a grid whose slot 0 is due at elapsed zero.
-struct TickSchedule: Sendable {
+struct SlotSchedule: Sendable {
     /// What the iterator does next.
     enum Decision: Equatable {
         /// Hand slot `slot` to the consumer, reporting `missed` folded or dropped slots.

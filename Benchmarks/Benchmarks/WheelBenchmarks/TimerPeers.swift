@@ -1,0 +1,1 @@
+../../../Sources/TempoTools/Peers/TimerPeers.swift

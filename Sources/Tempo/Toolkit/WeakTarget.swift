@@ -1,0 +1,16 @@
+/// A handler bound to a target it holds weakly: the one implementation behind every `target:` and `owner:` form
+/// of the toolkit (``TimerRegistry``'s `schedule(_:every:target:...)`, ``SharedTicker/subscribe(owner:every:handler:)``).
+///
+/// `handler` passes the live target on, and does nothing once it died; `isAlive` tells its owner when to drop
+/// the binding.
+struct WeakTarget<Argument: Sendable>: Sendable {
+    let isAlive: @Sendable () -> Bool
+    let handler: @Sendable (Argument) -> Void
+
+    init<Target: AnyObject & Sendable>(_ target: Target, _ handler: @escaping @Sendable (Target, Argument) -> Void) {
+        isAlive = { [weak target] in target != nil }
+        self.handler = { [weak target] argument in
+            if let target { handler(target, argument) }
+        }
+    }
+}
