@@ -11,7 +11,7 @@ import Testing
         let backends = try #require(object?["backends"] as? [[String: Any]])
         #expect(
             backends.map { $0["backend"] as? String } == [
-                "floor", "dispatch", "tempo-default", "tempo-precise", "wheel",
+                "floor", "dispatch", "tempo-default", "tempo-precise", "wheel", "dispatch-oneshot", "tempo-oneshot",
             ])
         for backend in backends {
             let ticks = try #require(backend["ticks"] as? Int)

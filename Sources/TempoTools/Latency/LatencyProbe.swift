@@ -32,6 +32,11 @@ public enum LatencyProbe {
         /// A ``TimingWheel`` with a 1 µs tick and ``TimerDelivery/immediate`` delivery, whose callback arms
         /// the next slot (the wheel's timers are one-shot).
         case wheel
+        /// One-shot `DispatchSourceTimer`s (leeway 0, `.strict`): each handler creates the source for the next
+        /// slot, as code that re-arms a one-shot timer does.
+        case dispatchOneShot = "dispatch-oneshot"
+        /// One-shot ``TempoTimer``s with the default delivery, created with `once(at:)` by the previous handler.
+        case tempoOneShot = "tempo-oneshot"
 
         /// The backend's command-line name, for example `tempo-precise`.
         public var description: String { rawValue }
@@ -44,6 +49,8 @@ public enum LatencyProbe {
             case .tempoDefault: "TempoTimer, default delivery (shared pool)"
             case .tempoPrecise: "TempoTimer, .immediate delivery, leeway 0"
             case .wheel: "TimingWheel, tick 1 µs, .immediate delivery"
+            case .dispatchOneShot: "a new one-shot DispatchSourceTimer per slot, leeway 0, .strict"
+            case .tempoOneShot: "a new one-shot TempoTimer.once(at:) per slot, default delivery"
             }
         }
     }
@@ -127,6 +134,8 @@ public enum LatencyProbe {
         case .tempoDefault, .tempoPrecise:
             try runTempo(recorder, delivery: backend == .tempoPrecise ? .immediate : .privateQueue, progress: progress)
         case .wheel: try runWheel(recorder, progress: progress)
+        case .dispatchOneShot: runDispatchOneShots(recorder, progress: progress)
+        case .tempoOneShot: try runTempoOneShots(recorder, progress: progress)
         }
         let after = ProcessUsage.now()
         var samples = recorder.samples(backend: backend)
