@@ -2,27 +2,77 @@ public import Dispatch
 import Synchronization
 import TempoLocks
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The scheduler that runs timers on the machine's real clocks.
 ///
-/// Each ``TimerClock`` gets one driver: a dedicated thread that sleeps on a kernel timer (a `timerfd`
-/// on Linux, with 1 ns timer slack) armed at the earliest pending deadline plus its leeway. When it
-/// wakes, it takes every action whose deadline has passed, in deadline order (FIFO among equal
-/// deadlines), releases its lock and runs them. Nothing wakes while no deadline is pending. The thread
-/// of a clock starts the first time something is scheduled on that clock.
+/// Each ``TimerClock`` gets one driver: a kernel timer (a `timerfd` on Linux, with 1 ns timer slack) armed at the
+/// earliest pending deadline plus its leeway, and two threads that take turns waiting on it. When it fires, the
+/// waiting thread takes every action whose deadline has passed, in deadline order (FIFO among equal deadlines),
+/// releases its lock and runs them; the first timer with the default delivery may then run its handlers on that
+/// thread too (see ``TimerDelivery/privateQueue``). If that work is still running 0.5 ms after the deadline, the
+/// other thread takes over waiting, so slow work delays the clock's other deadlines by about 0.5 ms at most.
+/// Nothing wakes while no deadline is pending. A clock's threads start the first time something is scheduled
+/// on that clock. Scheduling, cancelling and running allocate nothing once the clock's table of pending actions
+/// has grown to its peak size (Tempo's own timers are armed without a closure).
 ///
-/// Actions run on the driver thread and must be short: Tempo's timers use them only to compute ticks
-/// and hand them to their delivery queue.
+/// Actions run on a driver thread and must be short: Tempo's timers use them only to compute ticks and hand them
+/// to their delivery.
 ///
 /// Thread-safety: all methods may be called from any thread, including from inside an action.
 public final class SystemScheduler: TimerScheduler {
-    /// The process-wide scheduler. Every Tempo type uses it unless given another scheduler.
-    public static let shared = SystemScheduler()
+    /// The kernel timer a scheduler sleeps on.
+    public enum Backend: String, Sendable, CaseIterable {
+        /// A `timerfd` per clock, waited on by two threads that take turns (Linux only; the default there). The
+        /// first default-delivery handler of a wake runs on the thread that woke, so it needs no second wakeup.
+        case timerfd
+        /// A `DispatchSourceTimer` per clock (the default on Apple platforms; selectable on Linux). Handlers of the
+        /// default delivery always run on the delivery pool, after a second wakeup.
+        case dispatch
 
+        /// The platform's default: ``timerfd`` on Linux, ``dispatch`` elsewhere.
+        public static var platformDefault: Backend {
+            #if os(Linux)
+            .timerfd
+            #else
+            .dispatch
+            #endif
+        }
+    }
+
+    /// The process-wide scheduler. Every Tempo type uses it unless given another scheduler.
+    ///
+    /// Its backend is ``Backend/platformDefault``, unless the environment variable `TEMPO_SCHEDULER_BACKEND` names
+    /// another one (`timerfd` or `dispatch`) when the scheduler is first used: that is how CI runs the same suites
+    /// on both backends. An unknown name, or `timerfd` where there is none, stops the process with a message.
+    public static let shared: SystemScheduler = {
+        guard let raw = getenv("TEMPO_SCHEDULER_BACKEND"), let name = String(validatingCString: raw) else {
+            return SystemScheduler(backend: .platformDefault)
+        }
+        guard let backend = Backend(rawValue: name), backend.isAvailable else {
+            let known = Backend.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
+            fatalError("TEMPO_SCHEDULER_BACKEND=\(name) is not a backend of this platform (\(known))")
+        }
+        return SystemScheduler(backend: backend)
+    }()
+
+    /// The kernel timer this scheduler sleeps on.
+    public let backend: Backend
     private let drivers: [ClockDriver]
     private let nextID = Atomic<UInt64>(1)
 
-    private init() {
-        drivers = TimerClock.allCases.map { ClockDriver(clock: $0) }
+    /// Creates a scheduler of its own on `backend`, with its own driver threads. Most code uses ``shared``.
+    ///
+    /// - Parameter backend: The kernel timer to sleep on; ``Backend/timerfd`` exists on Linux only.
+    /// - Precondition: `backend` is available on this platform (``Backend/platformDefault`` always is).
+    public init(backend: Backend = .platformDefault) {
+        precondition(backend.isAvailable, "the \(backend) backend does not exist on this platform")
+        self.backend = backend
+        drivers = TimerClock.allCases.map { ClockDriver(clock: $0, backend: backend) }
     }
 
     private static func index(_ clock: TimerClock) -> Int {
@@ -106,7 +156,7 @@ public final class SystemScheduler: TimerScheduler {
 final class ClockDriver: Sendable {
     private struct State: ~Copyable {
         var queue = DeadlineQueue()
-        var alarm: PlatformAlarm?
+        var alarm: (any SchedulerAlarm)?
         var armedAt: TimerInstant?
         /// Set while the driver thread runs due actions: the alarm is re-armed once when they are done,
         /// instead of on every insert an action makes (a timer re-arming itself costs no syscall before
@@ -115,10 +165,29 @@ final class ClockDriver: Sendable {
     }
 
     let clock: TimerClock
+    private let backend: SystemScheduler.Backend
     private let state = TempoMutex(State())
 
-    init(clock: TimerClock) {
+    init(clock: TimerClock, backend: SystemScheduler.Backend) {
         self.clock = clock
+        self.backend = backend
+    }
+
+    private func makeAlarm() -> any SchedulerAlarm {
+        switch backend {
+        case .dispatch:
+            return DispatchAlarm(clock: clock) { [self] context in wake(context) }
+        case .timerfd:
+            #if os(Linux)
+            return TimerfdAlarm(
+                clock: clock,
+                onWake: { [self] context in wake(context) },
+                onTakeover: { [self] in takeOver() }
+            )
+            #else
+            preconditionFailure("no timerfd on this platform")
+            #endif
+        }
     }
 
     var pendingCount: Int { state.withLock { $0.queue.count } }
@@ -127,11 +196,7 @@ final class ClockDriver: Sendable {
         state.withLock { state in
             let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work)
             if state.alarm == nil {
-                state.alarm = PlatformAlarm(
-                    clock: clock,
-                    onWake: { [self] context in wake(context) },
-                    onTakeover: { [self] in takeOver() }
-                )
+                state.alarm = makeAlarm()
             }
             if !state.waking { rearmIfEarlier(&state) }
             return slot
@@ -206,5 +271,16 @@ final class ClockDriver: Sendable {
             state.waking = false
             rearm(&state)
         }
+    }
+}
+
+extension SystemScheduler.Backend {
+    /// Whether this platform has the backend.
+    var isAvailable: Bool {
+        #if os(Linux)
+        true
+        #else
+        self == .dispatch
+        #endif
     }
 }

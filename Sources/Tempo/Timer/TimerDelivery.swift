@@ -13,12 +13,18 @@ public struct TimerDelivery: Sendable {
 
     let kind: Kind
 
-    /// The default: off the driver thread, in a serial lane of the timer's own on Tempo's shared delivery pool.
+    /// The default: a serial lane of the timer's own, run by Tempo's threads, never two runs at once.
     ///
-    /// The timer's handler runs are serial and in order, as on a private serial queue, but the timer owns no
-    /// queue: every timer's lane runs on one shared concurrent Dispatch queue, whose worker threads number about
-    /// one per core, so many timers due at once do not start a thread each. Runs of different timers may run in
-    /// parallel; a handler that blocks holds one pool thread, not the driver.
+    /// The timer owns no queue. With ``SystemScheduler``, the first timer of a wake whose handlers are due runs
+    /// them on the clock's driver thread that woke (no second thread wakeup, so it is as punctual as
+    /// ``immediate``), while the clock's second driver thread stands by: if the handlers are still running
+    /// 0.5 ms after the deadline, that thread takes over waiting for the clock's other deadlines. Other timers
+    /// due in the same wake, and every timer while the standby thread is itself held by a handler, run on
+    /// Tempo's delivery pool (one thread per core, at least two; it starts one more thread when every pool
+    /// thread has been busy with one handler for 50 ms). So a handler that blocks delays the other timers of its
+    /// clock by about 0.5 ms at most, once, and its own timer's later ticks until it returns. Runs of different
+    /// timers may run in parallel. On other schedulers (`VirtualClock`), handlers run through the scheduler's
+    /// ``TimerScheduler/execute(on:_:)`` on a shared concurrent queue.
     public static let privateQueue = TimerDelivery(kind: .privateQueue)
 
     /// The given queue: `.main`, a global queue or one of your own.
@@ -29,10 +35,14 @@ public struct TimerDelivery: Sendable {
         TimerDelivery(kind: .queue(queue))
     }
 
-    /// On the scheduler's driver thread, with no queue hop: the most punctual option. Handlers must be
-    /// short and must not block, because every timer of that clock on the same scheduler waits for them (with
-    /// the default delivery, a handler delays only its own timer's later ticks). Ticks delayed by such a stall
-    /// are coalesced by the late-tick policy; ``TimerTick/overdue`` reports how long the stall was. Manual fires run on the
-    /// thread that calls ``TempoTimer/fire()``.
+    /// On the scheduler's driver thread, with no queue hop: the most punctual option, for short handlers that
+    /// never block.
+    ///
+    /// With ``SystemScheduler``, the clock's second driver thread takes over waiting for deadlines if a handler is
+    /// still running 0.5 ms after its deadline, so one slow handler delays the clock's other timers by about
+    /// 0.5 ms; but two handlers blocked at once hold both driver threads, and then every timer of that clock
+    /// waits for one of them to return (with the default delivery, a handler can never hold the second thread).
+    /// Ticks delayed by such a stall are coalesced by the late-tick policy; ``TimerTick/overdue`` reports how long
+    /// the stall was. Manual fires run on the thread that calls ``TempoTimer/fire()``.
     public static let immediate = TimerDelivery(kind: .immediate)
 }

@@ -17,7 +17,7 @@ import Synchronization
 /// the waiter and the old waiter becomes the deputy when it returns. A slow or blocked handler thus delays the
 /// clock's other timers by about ``handoverDelay`` at most. Without a slow handler the deputy never wakes: one
 /// wakeup per due deadline, and one more `timerfd_settime` per arm, made after the handlers ran.
-final class PlatformAlarm: Sendable {
+final class TimerfdAlarm: SchedulerAlarm {
     /// How long guarded code may run before the deputy takes over waiting for deadlines.
     static let handoverDelay = Duration.microseconds(500)
 
