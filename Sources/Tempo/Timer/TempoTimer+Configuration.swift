@@ -46,11 +46,7 @@ extension TempoTimer {
         ///   (``TempoError/Code/invalidInstant``), so that the number of 1 ns slots from it to any instant a real
         ///   clock reads fits in an `Int`.
         public func validate() throws(TempoError) {
-            try TempoError.validateInterval(interval)
-            if case .times(let n) = repeats, n < 1 {
-                throw TempoError(.invalidCount, value: "\(n)", message: "repeat count must be at least 1, got \(n)")
-            }
-            try TempoError.validateLeeway(leeway)
+            try TempoError.validateSchedule(interval: interval, repeats: repeats, leeway: leeway)
             if case .after(let delay) = firstTick, delay < .zero || delay > TempoError.maximumDuration {
                 throw TempoError(
                     .invalidInterval,

@@ -16,7 +16,6 @@ import Darwin
 @Suite(.serialized) struct DriverHandoverTests {
     private final class Flags: Sendable {
         let entered = Atomic<Int>(0)
-        let ticks = Atomic<Int>(0)
     }
 
     private static func waitUntil(_ condition: () -> Bool) -> Bool {
@@ -25,6 +24,15 @@ import Darwin
             usleep(1_000)
         }
         return false
+    }
+
+    /// The ticks a 10 ms default-delivery timer delivers in 500 ms.
+    private static func ticksOfATimerInHalfASecond() throws -> Int {
+        let ticks = Atomic<Int>(0)
+        let ticker = try TempoTimer.every(.milliseconds(10)) { _ in ticks.add(1, ordering: .relaxed) }
+        usleep(500_000)
+        ticker.cancel()
+        return ticks.load(ordering: .relaxed)
     }
 
     @Test(arguments: [1, 2, 3])
@@ -43,10 +51,7 @@ import Darwin
             for _ in 0..<blocked { gate.signal() }
         }
         #expect(Self.waitUntil { flags.entered.load(ordering: .relaxed) == blocked }, "the blockers did not start")
-        let ticker = try TempoTimer.every(.milliseconds(10)) { _ in flags.ticks.add(1, ordering: .relaxed) }
-        defer { ticker.cancel() }
-        usleep(500_000)
-        let ticks = flags.ticks.load(ordering: .relaxed)
+        let ticks = try Self.ticksOfATimerInHalfASecond()
         #expect(ticks >= 5, "\(ticks) ticks in 500 ms of a 10 ms timer while \(blocked) handlers blocked")
         withExtendedLifetime(blockers) {}
     }
@@ -63,10 +68,7 @@ import Darwin
         }
         defer { gate.signal() }
         #expect(Self.waitUntil { flags.entered.load(ordering: .relaxed) == 1 }, "the blocker did not start")
-        let ticker = try TempoTimer.every(.milliseconds(10)) { _ in flags.ticks.add(1, ordering: .relaxed) }
-        defer { ticker.cancel() }
-        usleep(500_000)
-        let ticks = flags.ticks.load(ordering: .relaxed)
+        let ticks = try Self.ticksOfATimerInHalfASecond()
         #expect(ticks >= 5, "\(ticks) ticks in 500 ms of a 10 ms timer while an immediate handler blocked")
         withExtendedLifetime(blocker) {}
     }
