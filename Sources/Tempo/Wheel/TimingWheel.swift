@@ -16,6 +16,17 @@ import TempoLocks
 /// next batch, as soon as possible. Timers due in the same driver run form one batch, delivered in
 /// deadline order (equal deadlines in the order the timers were armed).
 ///
+/// **Relative deadlines.** On ``SystemScheduler``, ``schedule(after:value:)`` and ``schedule(after:_:)`` read no
+/// clock when the driver runs within the next tick anyway, or once more than 16 timers were armed with a delay
+/// since its last run: the timer then waits without a deadline until the driver's next run (at the next tick
+/// boundary, or at once when the wheel was idle), which reads the clock under the wheel's lock and sets the
+/// deadline to that reading plus the delay. That reading comes after the call, so the timer never fires before
+/// `delay` has elapsed from the call; it may fire up to one tick (plus the scheduler's latency) later than one
+/// armed with `schedule(at: now + delay)`. Arming this way adds at most one driver run per tick. Otherwise (a
+/// lone timer on a quiet wheel) the call reads the clock, exactly like `schedule(at: now + delay)`.
+/// ``deadline(of:)`` and ``reschedule(_:at:)`` settle a waiting timer's deadline at once. On other schedulers (a
+/// `VirtualClock` in tests) every call reads the clock, so virtual time stays exact.
+///
 /// **Driver.** The wheel arms one action on its ``TimerScheduler`` for the tick at which the next
 /// slot comes due, and none while it is empty: no periodic wakeups. Arming a timer that is due earlier
 /// than that action, from any thread, re-arms it; arming a later one touches only the table. The
@@ -48,6 +59,8 @@ public final class TimingWheel: Sendable {
         var armedTick = Int64.max
         /// Identifies the current driver action, so a superseded one that already started does nothing.
         var armToken: UInt64 = 0
+        /// Timers armed with a delay since the driver last ran that read the clock (see ``armRelative``).
+        var clockedDelays = 0
         /// A cleared batch buffer kept for the next driver run (driver-thread delivery).
         var spare = ContiguousArray<WheelCore.Fired>()
     }
@@ -56,6 +69,12 @@ public final class TimingWheel: Sendable {
     /// The configuration the wheel was created with.
     public let configuration: Configuration
     let scheduler: any TimerScheduler
+    /// The scheduler as ``SystemScheduler``, armed without a closure; `nil` for other schedulers.
+    let system: SystemScheduler?
+    /// What the scheduler's action calls: made once, holds this wheel weakly.
+    let driver = WheelDriver()
+    /// Whether ``schedule(after:value:)`` skips the clock read (see ``TimingWheel`` "Relative deadlines").
+    let settlesDelaysLater: Bool
     let handler: (any TimingWheelHandler)?
     /// The queue callbacks run on; `nil` for the driver thread.
     let queue: DispatchQueue?
@@ -72,14 +91,30 @@ public final class TimingWheel: Sendable {
     ///   - scheduler: What drives the wheel: ``SystemScheduler/shared`` or, in tests, a `VirtualClock`.
     ///   - handler: The receiver of timers armed with a value; required by ``schedule(at:value:)``.
     /// - Throws: ``TempoError`` when the configuration is invalid; see ``Configuration/validate()``.
-    public init(
+    public convenience init(
         configuration: Configuration = Configuration(),
         scheduler: any TimerScheduler = SystemScheduler.shared,
         handler: (any TimingWheelHandler)? = nil
     ) throws(TempoError) {
+        try self.init(
+            configuration: configuration, scheduler: scheduler, handler: handler,
+            settlesDelaysLater: scheduler is SystemScheduler)
+    }
+
+    /// Creates a wheel, choosing how relative deadlines are measured: `settlesDelaysLater` arms
+    /// ``schedule(after:value:)`` without a clock read (the default on ``SystemScheduler``); tests set it on a
+    /// `VirtualClock` to check that such timers never fire early.
+    package init(
+        configuration: Configuration,
+        scheduler: any TimerScheduler,
+        handler: (any TimingWheelHandler)?,
+        settlesDelaysLater: Bool
+    ) throws(TempoError) {
         try configuration.validate()
         self.configuration = configuration
         self.scheduler = scheduler
+        self.system = scheduler as? SystemScheduler
+        self.settlesDelaysLater = settlesDelaysLater
         self.handler = handler
         switch configuration.delivery.kind {
         case .privateQueue: queue = DispatchQueue(label: "Tempo.TimingWheel")
@@ -90,6 +125,7 @@ public final class TimingWheel: Sendable {
         tickNanoseconds = Int64(configuration.tick.attoseconds / 1_000_000_000)
         let core = WheelCore(tickNanoseconds: tickNanoseconds, initialCapacity: configuration.initialCapacity)
         state = TempoMutex(State(core: core))
+        driver.wheel = self
     }
 
     deinit {
@@ -128,12 +164,30 @@ public final class TimingWheel: Sendable {
 
     /// The deadline of an armed timer (rounded up to the nanosecond), or `nil` for a stale handle.
     ///
+    /// A timer armed with a delay on ``SystemScheduler`` that still waits for the driver's next clock reading
+    /// (see "Relative deadlines") gets its deadline now, from a clock reading taken here.
+    ///
     /// - Parameter handle: A handle from this wheel.
     /// - Returns: The deadline the timer will fire at or after.
     public func deadline(of handle: Handle) -> TimerInstant? {
         guard handle.wheel == id else { return nil }
-        let nanoseconds = state.withLock { $0.core.deadline(handle.index, handle.sequence) }
+        let nanoseconds = state.withLock { state -> Int64? in
+            guard state.core.isArmed(handle.index, handle.sequence) else { return nil }
+            if state.core.isProvisional(handle.index),
+                let expiration = state.core.settle(handle.index, now: clockReading().nanoseconds),
+                expiration < state.armedTick
+            {
+                rearm(&state, at: expiration)
+            }
+            return state.core.deadline(handle.index, handle.sequence)
+        }
         return nanoseconds.map { origin + .nanoseconds($0) }
+    }
+
+    /// The heap bytes the wheel's tables hold (entries, closures, chunk directories): a live count for tests and
+    /// benchmarks to check allocator readings against.
+    package var tableBytes: Int {
+        state.withLock { $0.core.tableBytes }
     }
 
     /// Checks the wheel's invariants and traps when one is broken; a no-op in release builds (checks are compiled
@@ -147,6 +201,11 @@ public final class TimingWheel: Sendable {
             if let next = state.core.nextExpiration() {
                 precondition(state.armedTick <= next.tick, "driver armed for \(state.armedTick) after \(next.tick)")
                 precondition(state.armed != nil, "timers pending but no driver action armed")
+            }
+            if state.core.hasProvisional {
+                let now = state.core.now
+                precondition(state.armedTick <= now + 1, "delays wait but the driver is armed for \(state.armedTick)")
+                precondition(state.armed != nil, "delays wait but no driver action armed")
             }
         }
         #endif
