@@ -11,7 +11,7 @@ extension Plan {
     ///   ``PlanError/Code/invalidDate`` for a date that is not finite or out of range.
     /// - Complexity: `count` next-date computations. A cron or calendar plan's next date costs a few hundred
     ///   nanoseconds (see the benchmark package), more the first time a time zone is used (its transitions are
-    ///   read once per process).
+    ///   read once per process, and again after a running plan noticed a change of the local zone).
     public func nextDates(after date: Date, count: Int) throws(PlanError) -> [Date] {
         guard count >= 1 else {
             throw PlanError(.invalidCount, text: "\(count)", message: "count must be at least 1, got \(count)")

@@ -24,7 +24,8 @@ import Tempo
 ///
 /// ## Dates
 /// A plan is a pure value: the same plan yields the same dates wherever and whenever it is asked (a plan that
-/// depends on "now", like ``every(_:anchor:)`` or ``first(_:after:)``, takes "now" when it is built). Calendar
+/// depends on "now", like ``every(_:anchor:)`` or ``first(_:after:)``, takes "now" when it is built; a plan in
+/// `TimeZone.autoupdatingCurrent` follows the system's zone once a running plan noticed it changed). Calendar
 /// plans compute in their named time zone; local times that a daylight-saving change skips or repeats follow
 /// the plan's ``LocalTimePolicy`` (cron's behaviour by default). Dates are instants, kept to the nanosecond,
 /// from 1677-09-22 to 2262-04-10 UTC; a plan ends where its next date would fall outside that range.
@@ -95,7 +96,7 @@ public struct Plan: Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - rule: The rule.
     ///   - timeZone: The zone whose local time the rule speaks (default: the current zone, fixed when the plan is
-    ///     built).
+    ///     built; pass `TimeZone.autoupdatingCurrent` for a plan that follows the system's zone while it runs).
     ///   - localTimes: What happens to local times a daylight-saving change skips or repeats (default cron's rule).
     /// - Returns: The plan.
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidRule`` for an empty or out-of-range rule, or
@@ -121,7 +122,8 @@ public struct Plan: Sendable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - text: The cron text.
-    ///   - timeZone: The zone whose local time the fields speak (default: the current zone).
+    ///   - timeZone: The zone whose local time the fields speak (default: the current zone, fixed when the plan is
+    ///     built; pass `TimeZone.autoupdatingCurrent` for a plan that follows the system's zone while it runs).
     ///   - localTimes: What happens to local times a daylight-saving change skips or repeats (default cron's rule).
     /// - Returns: The plan.
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidCron`` naming the field and the text, or

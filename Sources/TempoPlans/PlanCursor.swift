@@ -20,8 +20,13 @@ struct PlanCursor: Sendable {
     /// See ``PlanTimer/maximumBurst``.
     static let maximumBurst = 1_024
 
+    /// See ``PlanTimer/zoneCheckInterval``, in nanoseconds.
+    static let zoneCheckNanoseconds: Int64 = 60 * PlanInstant.nanosecondsPerSecond
+
     let node: PlanNode
     let policy: LateTickPolicy
+    /// The plan's zones whose rules may change while it runs, checked at each decision.
+    let watchedZones: [ZoneRules]
     /// Dates at or before this instant are served (or were before the plan started).
     private(set) var served: Int64
     /// Dates dropped since the last delivery, reported by the next one.
@@ -33,6 +38,27 @@ struct PlanCursor: Sendable {
         self.node = node
         self.policy = policy
         self.served = start
+        self.watchedZones = node.watchedZones
+    }
+
+    /// Checks the watched zones for changed rules (a few system calls each; nothing without watched zones).
+    func refreshZones(now: Int64) {
+        Self.refresh(watchedZones, now: now)
+    }
+
+    /// Checks `zones` for changed rules at wall-clock instant `now`.
+    static func refresh(_ zones: [ZoneRules], now: Int64) {
+        guard !zones.isEmpty else { return }
+        let second = CivilTime.floorDivide(now, PlanInstant.nanosecondsPerSecond)
+        for zone in zones { zone.refresh(now: second) }
+    }
+
+    /// The wall-clock instant a runner waiting for `date` must wake at the latest: the date itself, or sooner when
+    /// the plan has watched zones, whose rules are checked at least every ``zoneCheckNanoseconds``.
+    func wakeup(for date: Int64, now: Int64) -> Int64 {
+        guard !watchedZones.isEmpty else { return date }
+        let (check, overflow) = now.addingReportingOverflow(Self.zoneCheckNanoseconds)
+        return overflow ? date : min(date, check)
     }
 
     /// Lets dates after `start` be served from now on; used when a cancelled timer starts again. Never moves back.
@@ -41,7 +67,8 @@ struct PlanCursor: Sendable {
         dropped = 0
     }
 
-    /// Decides what to do at wall-clock instant `now`.
+    /// Decides what to do at wall-clock instant `now`, under the zone rules in force (runners call
+    /// ``refreshZones(now:)`` first, outside their locks).
     ///
     /// - Complexity: One next-date computation when nothing is due; O(number of due dates) when several are.
     mutating func decide(now: Int64) -> Decision {

@@ -38,6 +38,9 @@ extension Plan {
 /// - **Late dates**: `LateTickPolicy` applies as for ``PlanTimer``, when the consumer asks for the next
 ///   fire after more than one date is due.
 /// - **Never twice**: each date is served once per iterator, also after the wall clock is set back.
+/// - **Time zones**: as for ``PlanTimer``: a plan in `TimeZone.autoupdatingCurrent` checks the local zone at each
+///   wakeup and sleeps at most ``PlanTimer/zoneCheckInterval`` at a time, so a change of the system's zone moves
+///   the pending date within 60 seconds; named zones are not checked.
 /// - **Cancellation**: cancelling the consuming task ends the sequence at once: `next()` returns `nil`.
 ///
 /// ## Thread safety
@@ -84,6 +87,7 @@ public struct PlanFires: AsyncSequence, Sendable {
                 var cursor =
                     self.cursor
                     ?? PlanCursor(node: sequence.plan.node, policy: sequence.latePolicy, start: nanoseconds)
+                cursor.refreshZones(now: nanoseconds)
                 let decision = cursor.decide(now: nanoseconds)
                 self.cursor = cursor
                 switch decision {
@@ -95,7 +99,8 @@ public struct PlanFires: AsyncSequence, Sendable {
                 case .wait(let date):
                     do {
                         let limit = TempoError.maximumDuration / 2 - .seconds(1)
-                        let deadline = Swift.min(PlanInstant.timerInstant(date), TimerInstant(offset: limit))
+                        let wakeup = PlanInstant.timerInstant(cursor.wakeup(for: date, now: nanoseconds))
+                        let deadline = Swift.min(wakeup, TimerInstant(offset: limit))
                         try await sequence.clock.sleep(until: deadline, tolerance: sequence.leeway)
                     } catch {
                         ended = true

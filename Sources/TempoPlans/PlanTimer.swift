@@ -29,8 +29,14 @@ import TempoLocks
 /// - **Cancellation**: once ``cancel()`` has returned, no further date is claimed for delivery. At most one fire,
 ///   claimed before the cancel took effect, may still be entering or running its handler; `cancel()` never
 ///   waits for user code.
-/// - **Time zones**: dates come from the plan, which reads its zone's rules once per process; an update of
-///   the system's time-zone database is seen by new processes.
+/// - **Time zones**: a plan in the system's local zone (built with `TimeZone.autoupdatingCurrent`) follows it:
+///   the timer checks the local-zone configuration (`TZ`, `TZFILE`, the `/etc/localtime` link and its file) at
+///   each wakeup, and while waiting wakes at least every ``zoneCheckInterval`` to check it, so a change is noticed
+///   within 60 seconds of wall-clock time. After a change the pending date is computed again under the new rules:
+///   it moves earlier or later, never fires early, and a local time already passed under the old rules is not
+///   served again. Named zones (`Europe/Berlin`) keep the rules Foundation gives them for the life of the
+///   process (on Linux, the ICU data built into the Swift runtime): they are not checked. See the
+///   "Calendar plans" article.
 ///
 /// ## Ownership
 /// A running plan timer is kept alive by the pending wall-clock deadline, like `TempoTimer`: releasing your
@@ -60,6 +66,11 @@ public final class PlanTimer: Sendable {
     /// the first fire's ``PlanFire/missed``.
     public static let maximumBurst = PlanCursor.maximumBurst
 
+    /// The longest a running plan in a watched zone (the system's local zone) waits without checking the zone's
+    /// rules: 60 seconds of wall-clock time. A plan waiting for a later date wakes this often, decides nothing is
+    /// due, and sleeps again; plans without a watched zone sleep until their date.
+    public static let zoneCheckInterval: Duration = .nanoseconds(PlanCursor.zoneCheckNanoseconds)
+
     /// The latest instant a wall-clock `TempoTimer` accepts as its first tick; a later date is armed here and
     /// re-armed when it is reached (never early).
     private static let armLimit = PlanInstant.nanoseconds(
@@ -82,6 +93,8 @@ public final class PlanTimer: Sendable {
     private let scheduler: any TimerScheduler
     private let queue: DispatchQueue
     private let handler: Handler
+    /// The plan's zones whose rules may change while it runs.
+    private let watchedZones: [ZoneRules]
     private let mutable = TempoMutex(Mutable())
 
     /// Creates a plan timer, in the ``State/idle`` state; call ``start()`` to run it.
@@ -110,6 +123,7 @@ public final class PlanTimer: Sendable {
         self.scheduler = scheduler
         self.queue = queue ?? DispatchQueue(label: "tempo.plan")
         self.handler = handler
+        self.watchedZones = plan.node.watchedZones
     }
 
     static func validate(leeway: Duration) throws(PlanError) {
@@ -167,10 +181,13 @@ public final class PlanTimer: Sendable {
     private func advance() {
         while true {
             let now = scheduler.now(.wall)
-            let step = mutable.withLock { mutable -> (UInt64, PlanCursor.Decision, Int)? in
+            let nanoseconds = PlanInstant.nanoseconds(now)
+            PlanCursor.refresh(watchedZones, now: nanoseconds)
+            let step = mutable.withLock { mutable -> (UInt64, PlanCursor.Decision, Int, Int64)? in
                 guard mutable.state == .running, var cursor = mutable.cursor else { return nil }
-                let decision = cursor.decide(now: PlanInstant.nanoseconds(now))
+                let decision = cursor.decide(now: nanoseconds)
                 mutable.cursor = cursor
+                var wakeup = Int64.max
                 switch decision {
                 case .finished:
                     mutable.state = .finished
@@ -178,12 +195,13 @@ public final class PlanTimer: Sendable {
                     mutable.timer = nil
                 case .wait(let date):
                     mutable.nextDate = date
+                    wakeup = cursor.wakeup(for: date, now: nanoseconds)
                 case .deliver:
                     break
                 }
-                return (mutable.generation, decision, cursor.fired)
+                return (mutable.generation, decision, cursor.fired, wakeup)
             }
-            guard let (generation, decision, index) = step else { return }
+            guard let (generation, decision, index, wakeup) = step else { return }
             switch decision {
             case .finished:
                 return
@@ -191,15 +209,17 @@ public final class PlanTimer: Sendable {
                 let lateness = max(.zero, now - PlanInstant.timerInstant(planned))
                 handler(
                     PlanFire(planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index))
-            case .wait(let date):
-                arm(date, generation: generation)
+            case .wait:
+                arm(wakeup, generation: generation)
                 return
             }
         }
     }
 
-    private func arm(_ date: Int64, generation: UInt64) {
-        let deadline = PlanInstant.timerInstant(min(date, Self.armLimit))
+    /// Arms a one-shot wall-clock timer at `wakeup` (the next date, or sooner to check the plan's zones), after
+    /// which the timer decides again.
+    private func arm(_ wakeup: Int64, generation: UInt64) {
+        let deadline = PlanInstant.timerInstant(min(wakeup, Self.armLimit))
         let timer: TempoTimer
         do {
             timer = try TempoTimer(

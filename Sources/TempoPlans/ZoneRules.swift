@@ -35,33 +35,91 @@ struct ZoneTable: Sendable {
     func segmentEnd(_ i: Int) -> Int64 { i == transitions.count ? end : transitions[i] }
 }
 
-/// One time zone's offsets, read once from the system's time-zone database (through Foundation's `TimeZone`)
-/// and cached for the whole process, so that a plan's next date costs no Foundation call once warm.
+/// One time zone's offsets, read from a ``ZoneRulesSource`` (by default the system's, through Foundation's
+/// `TimeZone`) and cached, so that a plan's next date costs no Foundation call once warm.
 ///
 /// The cached table covers a span around the instants asked about and grows on demand (each growth reads
 /// the transitions of the new span with `TimeZone.nextDaylightSavingTimeTransition(after:)`, which reports
-/// every change of offset, not only daylight-saving ones). An update of the time-zone database while the
-/// process runs is not seen: the table is read once per process.
+/// every change of offset, not only daylight-saving ones).
 ///
-/// Thread safety: the table is guarded by a `TempoMutex`; readers take a snapshot.
+/// **Changes.** For a zone its source watches (the system's local zone, or a test's source), running plans call
+/// ``refresh(now:)`` at each wakeup; when the source's fingerprint changed, the zone is resolved again and the
+/// table is rebuilt from it. The table in force before the change is kept as ``Previous`` so that a plan does
+/// not serve again a local time it served under the old rules (see ``ZonedCalendar/next(atOrAfter:)``).
+/// Zones the source does not watch are read once per process.
+///
+/// Thread safety: the state is guarded by a `TempoMutex`; readers take a snapshot of the table.
 final class ZoneRules: Sendable {
-    let timeZone: TimeZone
-    private let table: TempoMutex<ZoneTable?>
+    /// The table in force before the last change of rules, and the wall-clock second the change was noticed.
+    struct Previous: Sendable {
+        let table: ZoneTable
+        let noticedAt: Int64
+    }
 
-    private init(timeZone: TimeZone) {
-        self.timeZone = timeZone
-        self.table = TempoMutex(nil)
+    private struct State: Sendable {
+        var timeZone: TimeZone
+        var fingerprint: String
+        var table: ZoneTable?
+        var previous: Previous?
+        var revision: UInt64 = 0
+    }
+
+    /// The zone as the plan named it (`TimeZone.autoupdatingCurrent` for the local zone).
+    let requested: TimeZone
+    let source: any ZoneRulesSource
+    /// Whether running plans check this zone for changes.
+    let isWatched: Bool
+    private let state: TempoMutex<State>
+
+    init(_ zone: TimeZone, source: any ZoneRulesSource) {
+        self.requested = zone
+        self.source = source
+        self.isWatched = source.watches(zone)
+        let fingerprint = source.fingerprint(of: zone)
+        self.state = TempoMutex(State(timeZone: source.resolve(zone), fingerprint: fingerprint))
     }
 
     private static let cache = TempoMutex<[String: ZoneRules]>([:])
 
-    /// The shared rules of `timeZone` (one object per identifier).
+    /// The shared rules of `timeZone` from the system (one object per identifier, and one for the local zone).
     static func rules(for timeZone: TimeZone) -> ZoneRules {
-        cache.withLock { cache in
-            if let rules = cache[timeZone.identifier] { return rules }
-            let rules = ZoneRules(timeZone: timeZone)
-            cache[timeZone.identifier] = rules
+        let source = SystemZoneRules()
+        let key = source.watches(timeZone) ? "autoupdating local zone" : timeZone.identifier
+        return cache.withLock { cache in
+            if let rules = cache[key] { return rules }
+            let rules = ZoneRules(timeZone, source: source)
+            cache[key] = rules
             return rules
+        }
+    }
+
+    /// The zone whose rules are in force.
+    var timeZone: TimeZone { state.withLock { $0.timeZone } }
+
+    /// How many times the rules changed since this object was made.
+    var revision: UInt64 { state.withLock { $0.revision } }
+
+    /// The rules in force before the last change, if any.
+    var previous: Previous? { state.withLock { $0.previous } }
+
+    /// Reads the source's fingerprint and, when it changed, the zone again; the table is then rebuilt on demand.
+    ///
+    /// - Parameter now: The wall-clock second at which the check runs (recorded with the old table).
+    /// - Returns: Whether the rules changed.
+    @discardableResult
+    func refresh(now: Int64) -> Bool {
+        guard isWatched else { return false }
+        let fingerprint = source.fingerprint(of: requested)
+        guard state.withLock({ $0.fingerprint != fingerprint }) else { return false }
+        let resolved = source.resolve(requested)
+        return state.withLock { state in
+            guard state.fingerprint != fingerprint else { return false }
+            if let table = state.table { state.previous = Previous(table: table, noticedAt: now) }
+            state.timeZone = resolved
+            state.fingerprint = fingerprint
+            state.table = nil
+            state.revision += 1
+            return true
         }
     }
 
@@ -69,16 +127,16 @@ final class ZoneRules: Sendable {
     ///
     /// - Precondition: `t` lies within ±2⁶⁰ seconds of 1970 (callers pass plan instants, far inside that).
     func table(covering t: Int64) -> ZoneTable {
-        if let table = table.withLock({ $0 }), table.covers(t) { return table }
-        return table.withLock { table in
-            if let current = table, current.covers(t) { return current }
+        if let table = state.withLock({ $0.table }), table.covers(t) { return table }
+        return state.withLock { state in
+            if let current = state.table, current.covers(t) { return current }
             let yearSeconds: Int64 = 366 * 86_400
             let wantedStart = t - 2 * yearSeconds
             let wantedEnd = min(t + 60 * yearSeconds, ZoneTable.openEnd)
-            let start = min(table?.start ?? wantedStart, wantedStart)
-            let end = max(table?.end ?? wantedEnd, wantedEnd)
-            let built = Self.build(timeZone, from: start, to: end)
-            table = built
+            let start = min(state.table?.start ?? wantedStart, wantedStart)
+            let end = max(state.table?.end ?? wantedEnd, wantedEnd)
+            let built = Self.build(state.timeZone, from: start, to: end)
+            state.table = built
             return built
         }
     }

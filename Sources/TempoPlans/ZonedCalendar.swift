@@ -10,8 +10,12 @@ struct ZonedCalendar: Sendable {
     private let runBoth: Bool
 
     init(matcher: CalendarMatcher, timeZone: TimeZone, policy: LocalTimePolicy) {
+        self.init(matcher: matcher, rules: ZoneRules.rules(for: timeZone), policy: policy)
+    }
+
+    init(matcher: CalendarMatcher, rules: ZoneRules, policy: LocalTimePolicy) {
         self.matcher = matcher
-        self.rules = ZoneRules.rules(for: timeZone)
+        self.rules = rules
         self.policy = policy
         self.runAfterGap = policy.runsAfterGap(wildcard: matcher.isWildcard)
         self.runBoth = policy.runsBoth(wildcard: matcher.isWildcard)
@@ -35,6 +39,11 @@ struct ZonedCalendar: Sendable {
     ///
     /// Local candidates are taken in increasing local order from the lowest local time any instant from
     /// `earliest` on can show; the search stops once no later local time can map to an earlier instant.
+    ///
+    /// After a change of the zone's rules (see ``ZoneRules/refresh(now:)``), when `earliest - 1` (the last second
+    /// a running plan served) lies before the change was noticed and the old and new rules give it different
+    /// offsets, local times up to its local time under the old rules count as served: a plan does not fire twice
+    /// for one local time because the rules moved it.
     func next(atOrAfter earliest: Int64) -> Int64? {
         var table = rules.table(covering: earliest)
         let first = table.segment(at: earliest)
@@ -44,6 +53,9 @@ struct ZonedCalendar: Sendable {
         while index < table.transitions.count, table.transitions[index] <= earliest + 2 * CivilTime.secondsPerDay {
             local = min(local, table.transitions[index] + table.offsets[index + 1])
             index += 1
+        }
+        if rules.isWatched, let served = servedLocal(before: earliest, in: table) {
+            local = max(local, served + 1)
         }
         var best: Int64?
         var stop = Int64.max
@@ -83,6 +95,17 @@ struct ZonedCalendar: Sendable {
             }
         }
         return best
+    }
+
+    /// The local time, under the rules in force before the last change, of the second before `earliest`, when that
+    /// second was served before the change was noticed and the change gave it another offset.
+    private func servedLocal(before earliest: Int64, in table: ZoneTable) -> Int64? {
+        guard let previous = rules.previous else { return nil }
+        let served = earliest - 1
+        guard served < previous.noticedAt, previous.table.covers(served) else { return nil }
+        let old = previous.table.offsets[previous.table.segment(at: served)]
+        guard old != table.offsets[table.segment(at: served)] else { return nil }
+        return served + old
     }
 
     /// The instants at which local time `local` occurs.

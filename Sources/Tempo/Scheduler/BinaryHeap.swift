@@ -16,7 +16,8 @@ package struct BinaryHeap<Element: Comparable & Sendable>: Sendable {
     }
 
     package var count: Int { storage.count }
-    package var min: Element? { storage.first }
+    /// The smallest element (indexed directly: `first` boxes large elements in unoptimized builds).
+    package var min: Element? { storage.isEmpty ? nil : storage[0] }
 
     /// Removes every element that matches `shouldBeRemoved` and restores the heap order.
     ///

@@ -168,8 +168,11 @@ final class ClockDriver: Sendable {
             state.queue.popDue(now: PlatformClock.now(clock), into: &due)
             state.waking = true
         }
-        for (_, work) in due {
-            work.run()
+        // An index loop: iterating the array generically would box each element in unoptimized builds.
+        var index = 0
+        while index < due.count {
+            due[index].1.run()
+            index += 1
         }
         due.removeAll(keepingCapacity: true)
         state.withLock { state in

@@ -42,9 +42,10 @@ public final class TempoTimer: Sendable {
     /// A closure called for each tick.
     public typealias Handler = @Sendable (TimerTick) -> Void
 
-    private let scheduler: any TimerScheduler
-    /// The scheduler when it is ``SystemScheduler``: armed with no closure per arm.
-    private let system: SystemScheduler?
+    /// The scheduler, in one word: ``SystemScheduler`` is armed with no closure per arm.
+    private let engine: Engine
+    /// The queue of ``Route/queue`` and ``Route/scheduler(_:)``.
+    private let queue: DispatchQueue?
     private let route: Route
     private let targetIsAlive: (@Sendable () -> Bool)?
     private let machine: TempoMutex<TimerStateMachine>
@@ -116,18 +117,24 @@ public final class TempoTimer: Sendable {
         handler: Handler?
     ) throws(TempoError) {
         try configuration.validate()
-        // Not `scheduler` itself: its pending action keeps this timer alive (see `heldReference`).
-        self.scheduler = scheduler.heldReference
         self.clock = configuration.clock
         self.targetIsAlive = targetIsAlive
-        system = scheduler as? SystemScheduler
-        switch (configuration.delivery.kind, system != nil) {
-        case (.immediate, true): route = .inline
-        case (.privateQueue, true): route = .pool
-        case (.queue(let target), true): route = .queue(target)
-        case (.immediate, false): route = .scheduler(nil)
-        case (.privateQueue, false): route = .scheduler(DeliveryPool.queue)
-        case (.queue(let target), false): route = .scheduler(target)
+        if let system = scheduler as? SystemScheduler {
+            engine = .system(system)
+            switch configuration.delivery.kind {
+            case .immediate: (route, queue) = (.inline, nil)
+            case .privateQueue: (route, queue) = (.pool, nil)
+            case .queue(let target): (route, queue) = (.queue, target)
+            }
+        } else {
+            // Not `scheduler` itself: its pending action keeps this timer alive (see `heldReference`).
+            engine = .other(SchedulerBox(scheduler.heldReference))
+            route = .scheduler
+            switch configuration.delivery.kind {
+            case .immediate: queue = nil
+            case .privateQueue: queue = DeliveryPool.queue
+            case .queue(let target): queue = target
+            }
         }
         machine = TempoMutex(TimerStateMachine(config: configuration, handler: handler))
     }
@@ -136,6 +143,22 @@ public final class TempoTimer: Sendable {
 
     /// The timer's lifecycle state.
     public var state: TimerState { machine.withLock { $0.state } }
+
+    /// The scheduler that provides this timer's time.
+    private var scheduler: any TimerScheduler {
+        switch engine {
+        case .system(let system): system
+        case .other(let box): box.scheduler
+        }
+    }
+
+    /// The current instant of the timer's clock.
+    private func now() -> TimerInstant {
+        switch engine {
+        case .system(let system): system.now(clock)
+        case .other(let box): box.scheduler.now(clock)
+        }
+    }
 
     /// Whether the timer finished or was cancelled and no delivery is queued or running (see
     /// `TimerStateMachine.hasEnded`).
@@ -157,12 +180,25 @@ public final class TempoTimer: Sendable {
     public var remainingCount: Int? { machine.withLock { $0.remainingCount } }
 
     /// The current configuration (its interval and leeway reflect ``reset(interval:)`` and ``leeway``).
-    public var configuration: Configuration { machine.withLock { $0.config } }
+    public var configuration: Configuration {
+        let delivery: TimerDelivery
+        switch route {
+        case .inline: delivery = .immediate
+        case .pool: delivery = .privateQueue
+        case .queue, .scheduler:
+            if let queue {
+                delivery = queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
+            } else {
+                delivery = .immediate
+            }
+        }
+        return machine.withLock { $0.configuration(delivery: delivery, clock: clock) }
+    }
 
     /// The time until the next tick is due: counting down while running, frozen while paused, `nil` when
     /// idle, finished or cancelled.
     public var timeUntilNextTick: Duration? {
-        let now = scheduler.now(clock)
+        let now = now()
         return machine.withLock { $0.timeUntilNextTick(now: now) }
     }
 
@@ -170,7 +206,7 @@ public final class TempoTimer: Sendable {
     ///
     /// Read-only: change it with ``setLeeway(_:)``, which throws a ``TempoError`` for bad input (one rule for
     /// every bad value, no trap).
-    public var leeway: Duration { machine.withLock { $0.config.leeway } }
+    public var leeway: Duration { machine.withLock { $0.leeway } }
 
     /// Changes the leeway, re-arming the pending deadline if the timer is running.
     ///
@@ -187,7 +223,7 @@ public final class TempoTimer: Sendable {
     /// Starts the timer: from idle, finished or cancelled it begins a new schedule (fire count back to 0);
     /// from paused it resumes; while running it does nothing.
     public func start() {
-        let now = scheduler.now(clock)
+        let now = now()
         perform { $0.start(now: now) }
     }
 
@@ -195,14 +231,14 @@ public final class TempoTimer: Sendable {
     ///
     /// Ticks that were already due before the pause are still delivered.
     public func pause() {
-        let now = scheduler.now(clock)
+        let now = now()
         perform { $0.pause(now: now) }
     }
 
     /// Resumes a paused timer: the next tick is due after the time that was left when it paused, and the
     /// grid is shifted by the time spent paused. Does nothing in any other state.
     public func resume() {
-        let now = scheduler.now(clock)
+        let now = now()
         perform { $0.resume(now: now) }
     }
 
@@ -220,7 +256,7 @@ public final class TempoTimer: Sendable {
             probe.interval = interval
             try probe.validate()
         }
-        let now = scheduler.now(clock)
+        let now = now()
         perform { $0.reset(now: now, interval: interval) }
     }
 
@@ -246,7 +282,7 @@ public final class TempoTimer: Sendable {
     /// - Returns: Whether a run was queued (`false` for a cancelled timer).
     @discardableResult
     public func fire() -> Bool {
-        let now = scheduler.now(clock)
+        let now = now()
         var fired = false
         perform { machine in
             let result = machine.fire(now: now)
@@ -289,16 +325,29 @@ public final class TempoTimer: Sendable {
 
     // MARK: Machinery
 
+    /// The scheduler of a timer: ``SystemScheduler`` directly, any other one boxed (one word either way).
+    private enum Engine {
+        case system(SystemScheduler)
+        case other(SchedulerBox)
+    }
+
+    /// A scheduler other than ``SystemScheduler`` (its `heldReference`), boxed to keep ``Engine`` one word.
+    private final class SchedulerBox: Sendable {
+        let scheduler: any TimerScheduler
+        init(_ scheduler: any TimerScheduler) { self.scheduler = scheduler }
+    }
+
     /// How a timer's mailbox gets drained.
     private enum Route {
         /// On the thread that queued the delivery (``TimerDelivery/immediate`` on ``SystemScheduler``).
         case inline
         /// On ``DeliveryPool/shared`` (the default delivery on ``SystemScheduler``).
         case pool
-        /// On the given Dispatch queue.
-        case queue(DispatchQueue)
-        /// Through the scheduler's ``TimerScheduler/execute(on:_:)`` (schedulers other than ``SystemScheduler``).
-        case scheduler(DispatchQueue?)
+        /// On ``queue``.
+        case queue
+        /// Through the scheduler's ``TimerScheduler/execute(on:_:)`` with ``queue`` (schedulers other than
+        /// ``SystemScheduler``).
+        case scheduler
     }
 
     private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
@@ -326,11 +375,12 @@ public final class TempoTimer: Sendable {
     private func arm(_ arm: TimerStateMachine.Arm) {
         let generation = arm.generation
         let action: ScheduledAction
-        if let system {
+        switch engine {
+        case .system(let system):
             action = system.schedule(
                 at: arm.deadline, leeway: arm.leeway, clock: clock, target: self, tag: generation)
-        } else {
-            action = scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock) { [self] in
+        case .other(let box):
+            action = box.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock) { [self] in
                 scheduledDeadlineReached(tag: generation)
             }
         }
@@ -343,15 +393,15 @@ public final class TempoTimer: Sendable {
         switch route {
         case .inline: drain()
         case .pool: DeliveryPool.shared.submit(self)
-        case .queue(let queue): queue.async { [self] in drain() }
-        case .scheduler(let queue): scheduler.execute(on: queue) { [self] in drain() }
+        case .queue: queue?.async { [self] in drain() }
+        case .scheduler: scheduler.execute(on: queue) { [self] in drain() }
         }
     }
 
     /// Runs queued deliveries one at a time until the mailbox is empty.
     private func drain() {
         while true {
-            let now = scheduler.now(clock)
+            let now = now()
             let targetGone = targetIsAlive.map { !$0() } ?? false
             let step = machine.withLock { machine in
                 let step = machine.nextStep(now: now, targetGone: targetGone)
@@ -379,7 +429,7 @@ public final class TempoTimer: Sendable {
 extension TempoTimer: ScheduledTarget, DeliveryLane {
     /// The scheduler reached the deadline armed with generation `tag`.
     package func scheduledDeadlineReached(tag: UInt64) {
-        let now = scheduler.now(clock)
+        let now = now()
         perform { $0.deadlineReached(generation: tag, now: now) }
     }
 

@@ -65,8 +65,12 @@ struct TimerMailbox {
 
     private func forEachTicks(epoch: UInt64, _ body: (Int, Int) -> Void) {
         if case .ticks(let first, let last, _, _, let tickEpoch)? = first, tickEpoch == epoch { body(first, last) }
-        for case .ticks(let first, let last, _, _, let tickEpoch) in rest[restStart...] where tickEpoch == epoch {
-            body(first, last)
+        var index = restStart
+        while index < rest.count {
+            if case .ticks(let first, let last, _, _, let tickEpoch) = rest[index], tickEpoch == epoch {
+                body(first, last)
+            }
+            index += 1
         }
     }
 }

@@ -91,7 +91,11 @@ struct TimerStateMachine {
         case idle
     }
 
-    private(set) var config: TempoTimer.Configuration
+    /// The parts of the configuration that are not in ``grid`` (interval, late policy) or in the timer (clock,
+    /// delivery).
+    private var repeats: TimerRepeats
+    private var firstTick: FirstTick
+    private(set) var leeway: Duration
     private(set) var phase = Phase.idle
     private(set) var fireCount = 0
 
@@ -114,8 +118,10 @@ struct TimerStateMachine {
     private var stateHandler: StateHandler?
 
     init(config: TempoTimer.Configuration, handler: Handler?) {
-        self.config = config
-        self.grid = Self.grid(config, first: .zero)
+        repeats = config.repeats
+        firstTick = config.firstTick
+        leeway = config.leeway
+        grid = TickGrid(first: .zero, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
         if let handler { _ = handlers.add(handler) }
     }
 
@@ -124,7 +130,22 @@ struct TimerStateMachine {
     var state: TimerState { phase.state }
 
     var remainingCount: Int? {
-        config.repeats.total.map { _ in grid.remainingSlots }
+        repeats.total.map { _ in grid.remainingSlots }
+    }
+
+    /// The configuration, with the delivery and clock the timer keeps.
+    func configuration(delivery: TimerDelivery, clock: TimerClock) -> TempoTimer.Configuration {
+        TempoTimer.Configuration(
+            every: grid.interval, repeats: repeats, first: firstTick, leeway: leeway, latePolicy: grid.policy,
+            delivery: delivery, clock: clock)
+    }
+
+    /// The delay from start (or reset) to the first tick; an absolute first tick counts as one interval on reset.
+    private var firstDelay: Duration {
+        switch firstTick {
+        case .afterInterval, .at: grid.interval
+        case .after(let delay): delay
+        }
     }
 
     /// Whether the timer is done for good: finished or cancelled, with no delivery queued or running.
@@ -148,8 +169,9 @@ struct TimerStateMachine {
         }
     }
 
-    private static func grid(_ config: TempoTimer.Configuration, first: TimerInstant) -> TickGrid {
-        TickGrid(first: first, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
+    /// A new grid of the current schedule whose first slot is due at `first`.
+    private func grid(first: TimerInstant, interval: Duration? = nil) -> TickGrid {
+        TickGrid(first: first, interval: interval ?? grid.interval, count: repeats.total, policy: grid.policy)
     }
 
     // MARK: Lifecycle
@@ -163,10 +185,10 @@ struct TimerStateMachine {
         case .idle, .finished, .cancelled:
             fireCount = 0
             previousRunTicks = mailbox.scheduledTicks(epoch: epoch)
-            if case .at(let instant) = config.firstTick {
-                grid = Self.grid(config, first: instant)
+            if case .at(let instant) = firstTick {
+                grid = grid(first: instant)
             } else {
-                grid = Self.grid(config, first: now + config.firstDelay)
+                grid = grid(first: now + firstDelay)
             }
             var actions = Actions()
             actions.arm(enterRunning())
@@ -191,15 +213,15 @@ struct TimerStateMachine {
     }
 
     mutating func reset(now: TimerInstant, interval: Duration?) -> Actions {
-        if let interval { config.interval = interval }
+        if let interval { grid = grid(first: grid.nextDue ?? now, interval: interval) }
         epoch &+= 1
         previousRunTicks = 0
         fireCount = 0
-        grid = Self.grid(config, first: now + config.firstDelay)
+        grid = grid(first: now + firstDelay)
         var actions = Actions()
         switch phase {
         case .paused:
-            phase = .paused(remaining: config.firstDelay)
+            phase = .paused(remaining: firstDelay)
             return actions
         case .running(let arming):
             actions.disarm(disarm(arming))
@@ -236,7 +258,7 @@ struct TimerStateMachine {
     }
 
     mutating func setLeeway(_ leeway: Duration) -> Actions {
-        config.leeway = leeway
+        self.leeway = leeway
         guard case .running(.armed(let action, _)) = phase else { return .none }
         var actions = Actions()
         actions.disarm(disarm(.armed(action, generation: armGeneration)))
@@ -315,7 +337,7 @@ struct TimerStateMachine {
                 }
                 if targetGone { return .targetGone }
                 // Ticks of the current epoch follow the current interval (a reset that changes it ends the epoch).
-                let interval = config.interval
+                let interval = grid.interval
                 if first < last {
                     mailbox.replaceFirst(
                         with: .ticks(
@@ -380,7 +402,7 @@ struct TimerStateMachine {
             return nil
         }
         phase = .running(.requested(generation: armGeneration))
-        return Arm(deadline: deadline, leeway: config.leeway, generation: armGeneration)
+        return Arm(deadline: deadline, leeway: leeway, generation: armGeneration)
     }
 
     /// Forgets the current arm; returns the handle to cancel, if one was recorded.

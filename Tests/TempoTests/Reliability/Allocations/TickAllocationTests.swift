@@ -1,0 +1,82 @@
+import Synchronization
+import Tempo
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Steady-state ticks allocate nothing: a repeating timer (default and `.immediate` delivery) and a shared
+/// ticker, counted with the `malloc` interposer that CI preloads (`.ci/alloc-counter.c`).
+///
+/// Each measurement warms up first (the scheduler's table, the pool's ring and the pool's threads grow once),
+/// then counts every allocation in the process over 200 delivered ticks and expects fewer than 0.1 per tick: one
+/// allocation per tick anywhere on the path fails it, a few stray allocations of the test runner do not.
+@Suite(
+    .serialized,
+    .enabled(if: AllocationCounter.isAvailable, "needs LD_PRELOAD of the allocation counter (.ci/alloc-counter.c)")
+)
+struct TickAllocationTests {
+    private final class Ticks: Sendable {
+        let count = Atomic<Int>(0)
+        func add() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    private static let measuredTicks = 200
+    private static let allowedPerTick = 0.1
+
+    /// Waits until `ticks` reaches `target` (polling; `usleep` allocates nothing). Returns `false` on timeout.
+    private static func wait(for ticks: Ticks, toReach target: Int) -> Bool {
+        for _ in 0..<20_000 {
+            if ticks.value >= target { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
+    /// Counts allocations per tick once `ticks` is warm.
+    private static func allocationsPerTick(_ ticks: Ticks) -> Double? {
+        guard wait(for: ticks, toReach: 50) else { return nil }
+        let startTicks = ticks.value
+        let before = AllocationCounter.count()
+        guard wait(for: ticks, toReach: startTicks + measuredTicks) else { return nil }
+        let after = AllocationCounter.count()
+        let delivered = ticks.value - startTicks
+        return Double(after - before) / Double(delivered)
+    }
+
+    @Test func theCounterSeesAllocations() {
+        final class Object {}
+        let before = AllocationCounter.count()
+        var objects: [Object] = []
+        objects.reserveCapacity(100)
+        for _ in 0..<100 { objects.append(Object()) }
+        let after = AllocationCounter.count()
+        #expect(after - before >= 100, "100 objects counted as \(after - before) allocations")
+        withExtendedLifetime(objects) {}
+    }
+
+    @Test(arguments: ["default", "immediate"])
+    func aRepeatingTimerAllocatesNothingPerTick(delivery name: String) throws {
+        let ticks = Ticks()
+        let delivery: TimerDelivery = name == "immediate" ? .immediate : .privateQueue
+        let timer = try TempoTimer.every(.milliseconds(1), delivery: delivery) { _ in ticks.add() }
+        defer { timer.cancel() }
+        let perTick = try #require(Self.allocationsPerTick(ticks), "the timer did not tick 250 times in 20 s")
+        print("TempoTimer (\(name) delivery): \(perTick) allocations per tick")
+        #expect(perTick < Self.allowedPerTick, "\(perTick) allocations per tick with \(name) delivery")
+    }
+
+    @Test func aSharedTickerAllocatesNothingPerTick() throws {
+        let ticks = Ticks()
+        let ticker = try SharedTicker(every: .milliseconds(1))
+        let subscription = try ticker.subscribe(every: 1) { _ in ticks.add() }
+        defer { subscription.cancel() }
+        let perTick = try #require(Self.allocationsPerTick(ticks), "the ticker did not tick 250 times in 20 s")
+        print("SharedTicker: \(perTick) allocations per tick")
+        #expect(perTick < Self.allowedPerTick, "\(perTick) allocations per tick")
+    }
+}
