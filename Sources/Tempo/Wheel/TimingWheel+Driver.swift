@@ -43,20 +43,19 @@ extension TimingWheel {
     }
 
     /// The driver's scheduler action: fires what is due, settles waiting delays, re-arms for the next slot and
-    /// delivers the batch. With driver-thread delivery a run allocates nothing once the batch buffer has grown.
+    /// delivers the batch. Once the batch buffers have grown a run allocates nothing: with driver-thread delivery
+    /// the batch runs here; with queue delivery on ``SystemScheduler`` it is appended to ``State/queued`` and one
+    /// reused work item drains it on the queue.
     func driverFired(token: UInt64) {
+        if queue != nil || usesPool {
+            fireIntoQueue(token: token)
+            return
+        }
         var batch = ContiguousArray<WheelCore.Fired>()
         let deliver = state.withLock { state -> Bool in
             guard state.armToken == token else { return false }  // superseded by a re-arm
-            state.armed = nil
-            state.armedTick = .max
-            state.clockedDelays = 0
             swap(&batch, &state.spare)
-            // Read under the lock: every waiting delay was armed before this reading.
-            let reading = clockReading()
-            state.core.advance(to: reading.tick, into: &batch)
-            if state.core.hasProvisional { state.core.settleProvisional(now: reading.nanoseconds) }
-            if let next = state.core.nextExpiration() { rearm(&state, at: next.tick) }
+            fire(&state, into: &batch)
             if batch.isEmpty {
                 swap(&batch, &state.spare)  // keep the buffer for the next run
                 return false
@@ -64,15 +63,66 @@ extension TimingWheel {
             return true
         }
         guard deliver else { return }
-        if let queue {
-            let items = batch
-            scheduler.execute(on: queue) { self.run(items) }
-        } else {
+        run(batch)
+        batch.removeAll(keepingCapacity: true)  // releases the closures outside the lock
+        state.withLock { state in
+            if state.spare.capacity < batch.capacity { swap(&state.spare, &batch) }
+        }
+    }
+
+    /// One driver run's work under the lock: fires what is due into `batch`, settles waiting delays, re-arms.
+    private func fire(_ state: inout State, into batch: inout ContiguousArray<WheelCore.Fired>) {
+        state.armed = nil
+        state.armedTick = .max
+        state.clockedDelays = 0
+        // Read under the lock: every waiting delay was armed before this reading.
+        let reading = clockReading()
+        state.core.advance(to: reading.tick, into: &batch)
+        if state.core.hasProvisional { state.core.settleProvisional(now: reading.nanoseconds) }
+        if let next = state.core.nextExpiration() { rearm(&state, at: next.tick) }
+    }
+
+    private func fireIntoQueue(token: UInt64) {
+        let submit = state.withLock { state -> Bool in
+            guard state.armToken == token else { return false }
+            var queued = ContiguousArray<WheelCore.Fired>()
+            swap(&queued, &state.queued)
+            fire(&state, into: &queued)
+            swap(&queued, &state.queued)
+            guard !state.queued.isEmpty, !state.drainPending else { return false }
+            state.drainPending = true
+            return true
+        }
+        guard submit else { return }
+        if usesPool {
+            DeliveryPool.shared.submit(driver)
+        } else if let queue, system != nil, let drainItem = driver.drainItem {
+            queue.async(execute: drainItem)
+        } else if let queue {
+            let driver = self.driver
+            scheduler.execute(on: queue) { driver.drainQueued() }
+        }
+    }
+
+    /// Runs the fired timers waiting for the queue, in firing order, until none is left; called on the delivery
+    /// queue or a pool worker. One drain runs at a time (``State/drainPending`` stays set until a drain finds
+    /// nothing), so batches never overlap, even on a concurrent queue. Two buffers alternate: no allocation.
+    func drainQueued() {
+        var batch = ContiguousArray<WheelCore.Fired>()
+        while true {
+            let more = state.withLock { state -> Bool in
+                if batch.capacity < state.queuedSpare.capacity { swap(&batch, &state.queuedSpare) }
+                guard !state.queued.isEmpty else {
+                    state.drainPending = false
+                    if state.queuedSpare.capacity < batch.capacity { swap(&state.queuedSpare, &batch) }
+                    return false
+                }
+                swap(&batch, &state.queued)
+                return true
+            }
+            guard more else { return }
             run(batch)
             batch.removeAll(keepingCapacity: true)  // releases the closures outside the lock
-            state.withLock { state in
-                if state.spare.capacity < batch.capacity { swap(&state.spare, &batch) }
-            }
         }
     }
 

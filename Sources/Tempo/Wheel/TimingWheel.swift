@@ -36,8 +36,11 @@ import TempoLocks
 /// the next slot (or for nothing). With `VirtualClock` as the scheduler, time moves only when the test
 /// advances it.
 ///
-/// **Delivery.** Callbacks run outside the wheel's lock, on ``Configuration/delivery``: by default a
-/// serial queue of the wheel; with ``TimerDelivery/immediate`` on the scheduler's driver thread. A
+/// **Delivery.** Callbacks run outside the wheel's lock, on ``Configuration/delivery``: by default in a
+/// serial lane of the wheel on Tempo's shared delivery pool (as ``TimerDelivery/privateQueue`` does for
+/// ``TempoTimer``; on other schedulers than ``SystemScheduler``, a serial queue of the wheel); with
+/// ``TimerDelivery/queue(_:)`` on that queue, one batch at a time even on a concurrent queue; with
+/// ``TimerDelivery/immediate`` on the scheduler's driver thread. A
 /// callback may arm, cancel or reschedule timers on the same wheel.
 ///
 /// **Cancellation.** ``cancel(_:)`` returns `true` when it disarmed the timer; once it returns the timer
@@ -63,6 +66,12 @@ public final class TimingWheel: Sendable {
         var clockedDelays = 0
         /// A cleared batch buffer kept for the next driver run (driver-thread delivery).
         var spare = ContiguousArray<WheelCore.Fired>()
+        /// Fired timers waiting for the delivery queue, in firing order (queue delivery).
+        var queued = ContiguousArray<WheelCore.Fired>()
+        /// A cleared buffer that the next drain swaps with ``queued`` (queue delivery).
+        var queuedSpare = ContiguousArray<WheelCore.Fired>()
+        /// Whether a drain of ``queued`` is submitted and has not taken it yet.
+        var drainPending = false
     }
 
     let state: TempoMutex<State>
@@ -76,8 +85,11 @@ public final class TimingWheel: Sendable {
     /// Whether ``schedule(after:value:)`` skips the clock read (see ``TimingWheel`` "Relative deadlines").
     let settlesDelaysLater: Bool
     let handler: (any TimingWheelHandler)?
-    /// The queue callbacks run on; `nil` for the driver thread.
+    /// The queue callbacks run on; `nil` for the driver thread or Tempo's delivery pool (``usesPool``).
     let queue: DispatchQueue?
+    /// Whether callbacks run in a serial lane of the wheel on Tempo's delivery pool (default delivery on
+    /// ``SystemScheduler``).
+    let usesPool: Bool
     /// The instant of tick 0: when the wheel was created.
     let origin: TimerInstant
     let tickNanoseconds: Int64
@@ -117,15 +129,25 @@ public final class TimingWheel: Sendable {
         self.settlesDelaysLater = settlesDelaysLater
         self.handler = handler
         switch configuration.delivery.kind {
-        case .privateQueue: queue = DispatchQueue(label: "Tempo.TimingWheel")
-        case .queue(let queue): self.queue = queue
-        case .immediate: queue = nil
+        case .privateQueue where scheduler is SystemScheduler:
+            queue = nil
+            usesPool = true
+        case .privateQueue:
+            queue = DispatchQueue(label: "Tempo.TimingWheel")
+            usesPool = false
+        case .queue(let queue):
+            self.queue = queue
+            usesPool = false
+        case .immediate:
+            queue = nil
+            usesPool = false
         }
         origin = scheduler.now(configuration.clock)
         tickNanoseconds = Int64(configuration.tick.attoseconds / 1_000_000_000)
         let core = WheelCore(tickNanoseconds: tickNanoseconds, initialCapacity: configuration.initialCapacity)
         state = TempoMutex(State(core: core))
         driver.wheel = self
+        driver.drainItem = DispatchWorkItem { [weak driver] in driver?.drainQueued() }
     }
 
     deinit {

@@ -41,7 +41,9 @@ extension WheelCore {
         var index = freeHead
         while index != Self.noEntry {
             precondition(entry(index).pointee.sequence == 0, "armed entry \(index) on the free list")
-            precondition(actionChunks.map { actionSlot(index, in: $0).pointee == nil } ?? true, "free entry \(index) holds a closure")
+            precondition(
+                actionChunks.map { actionSlot(index, in: $0).pointee == nil } ?? true,
+                "free entry \(index) holds a closure")
             index = entry(index).pointee.next
             free += 1
             precondition(free <= capacity, "cycle in the free list")

@@ -182,7 +182,8 @@ struct WheelCore: ~Copyable {
     var tableBytes: Int {
         let entryBytes = capacity * MemoryLayout<Entry>.stride
         let actionBytes = actionChunks == nil ? 0 : capacity * MemoryLayout<StoredAction?>.stride
-        let directoryBytes = directoryCapacity * MemoryLayout<UnsafeMutableRawPointer>.stride * (actionChunks == nil ? 1 : 2)
+        let directoryBytes =
+            directoryCapacity * MemoryLayout<UnsafeMutableRawPointer>.stride * (actionChunks == nil ? 1 : 2)
         return entryBytes + actionBytes + directoryBytes + Self.levelCount * MemoryLayout<UInt64>.stride
     }
 

@@ -12,14 +12,10 @@ import Darwin
 /// Allocations per driver tick of a timing wheel on the real `SystemScheduler`, counted by the `LD_PRELOAD`
 /// allocator counter of `.ci/alloc-counter.c` (`tempo_alloc_count`). Without it the suite is skipped:
 /// `LD_PRELOAD=/tmp/libcount.so swift test --disable-xctest --filter WheelAllocationTests`.
-@Suite(.serialized, .enabled(if: preloadedAllocationCounter() != nil, "needs LD_PRELOAD of alloc-counter.c"))
+@Suite(.serialized, .enabled(if: AllocationCounter.isAvailable, "needs LD_PRELOAD of .ci/alloc-counter.c"))
 struct WheelAllocationTests {
-    typealias Counter = AllocationCounter
-
-    static var counter: Counter? { preloadedAllocationCounter() }
-
     @Test func theCounterSeesAHundredObjects() throws {
-        let count = try #require(Self.counter)
+        let count = AllocationCounter.count
         let before = count()
         var objects: [Box] = []
         objects.reserveCapacity(100)
@@ -31,27 +27,19 @@ struct WheelAllocationTests {
         #expect(objects.count == 100)
     }
 
-    @Test(arguments: [TimerDelivery.immediate])
-    func aRepeatingWheelTimerAllocatesNothingPerDriverTick(delivery: TimerDelivery) throws {
-        let count = try #require(Self.counter)
-        let ticker = try Reticker(delivery: delivery, counter: count)
+    @Test(arguments: ["immediate", "default"])
+    func aRepeatingWheelTimerAllocatesNothingPerDriverTick(delivery: String) throws {
+        let ticker = try Reticker(delivery: delivery == "immediate" ? .immediate : .privateQueue)
         ticker.start()
         ticker.done.wait()
         let ticks = Reticker.measured
         let allocations = ticker.allocations.load(ordering: .acquiring)
         let perTick = Double(allocations) / Double(ticks)
-        print("TimingWheel driver (immediate delivery): \(perTick) allocations per tick (\(allocations) in \(ticks) ticks)")
+        print(
+            "TimingWheel driver (\(delivery) delivery): \(perTick) allocations per tick (\(allocations) in \(ticks) ticks)"
+        )
         #expect(perTick < 0.1)
     }
-}
-
-/// `tempo_alloc_count` of the preloaded counting allocator: allocations so far in the whole process.
-typealias AllocationCounter = @convention(c) () -> UInt64
-
-/// The preloaded counter, or `nil` when the counting allocator is not loaded.
-func preloadedAllocationCounter() -> AllocationCounter? {
-    guard let symbol = dlsym(nil, "tempo_alloc_count") else { return nil }
-    return unsafeBitCast(symbol, to: AllocationCounter.self)
 }
 
 /// A heap object for the canary.
@@ -67,15 +55,13 @@ private final class Reticker: TimingWheelHandler, @unchecked Sendable {
     static let warmUp = 50
     static let measured = 200
 
-    let counter: WheelAllocationTests.Counter
     let ticks = Atomic<Int>(0)
     let baseline = Atomic<UInt64>(0)
     let allocations = Atomic<UInt64>(0)
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var wheel: TimingWheel?
 
-    init(delivery: TimerDelivery, counter: @escaping WheelAllocationTests.Counter) throws {
-        self.counter = counter
+    init(delivery: TimerDelivery) throws {
         let configuration = TimingWheel.Configuration(tick: .milliseconds(1), delivery: delivery)
         wheel = try TimingWheel(configuration: configuration, handler: self)
     }
@@ -86,9 +72,9 @@ private final class Reticker: TimingWheelHandler, @unchecked Sendable {
 
     func timerFired(value: UInt64) {
         let tick = ticks.add(1, ordering: .relaxed).newValue
-        if tick == Self.warmUp { baseline.store(counter(), ordering: .relaxed) }
+        if tick == Self.warmUp { baseline.store(AllocationCounter.count(), ordering: .relaxed) }
         if tick == Self.warmUp + Self.measured {
-            allocations.store(counter() - baseline.load(ordering: .relaxed), ordering: .releasing)
+            allocations.store(AllocationCounter.count() - baseline.load(ordering: .relaxed), ordering: .releasing)
             wheel = nil  // breaks the wheel -> handler -> wheel cycle
             done.signal()
             return
