@@ -80,6 +80,11 @@ public final class ShardedTimingWheel: Sendable {
         shards.reduce(0) { $0 + $1.count }
     }
 
+    /// The number of armed timers of each shard, for tests and diagnostics.
+    package var shardCounts: [Int] {
+        shards.map(\.count)
+    }
+
     /// Arms a value timer at `deadline` on the calling thread's shard; see ``TimingWheel/schedule(at:value:)``.
     ///
     /// - Parameters:

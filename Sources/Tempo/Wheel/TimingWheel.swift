@@ -8,7 +8,9 @@ import TempoLocks
 /// The wheel keeps its timers in a hierarchical timing wheel (six levels of 64 slots) over one
 /// preallocated table: arming, cancelling and pushing a deadline later are O(1), take one short lock and
 /// allocate nothing (a ``TimingWheelHandler`` receives a value per timer), or one closure when you arm a
-/// closure. A timer costs 32 bytes of table (48 with closures).
+/// closure. A timer costs 32 bytes of table (48 with closures); the table grows in fixed chunks of 1,024
+/// entries, so at most one chunk is unused. Threads that arm at the same time contend for the one lock: for
+/// that, use a ``ShardedTimingWheel``.
 ///
 /// **Timing.** Each timer stores its exact deadline (to the nanosecond, rounded up) and fires at the first
 /// tick boundary at or after it: never early, and at most one ``Configuration/tick`` late plus the
