@@ -71,7 +71,11 @@ func armFromThreads(threads: Int, perThread: Int, sharded: Bool) -> (wallNanosec
 /// User plus system CPU time of the whole process so far.
 func processCPUNanoseconds() -> Int {
     var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
     getrusage(RUSAGE_SELF, &usage)
+    #endif
     let user = Int(usage.ru_utime.tv_sec) * 1_000_000_000 + Int(usage.ru_utime.tv_usec) * 1_000
     let system = Int(usage.ru_stime.tv_sec) * 1_000_000_000 + Int(usage.ru_stime.tv_usec) * 1_000
     return user + system

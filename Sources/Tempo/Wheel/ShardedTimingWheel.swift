@@ -21,6 +21,10 @@ import Dispatch
 public final class ShardedTimingWheel: Sendable {
     /// The shards; a timer lives in the shard that armed it.
     let shards: [TimingWheel]
+    /// The same shards, unretained (``shards`` keeps them alive): a call through them touches no reference count.
+    /// That matters on the arming path, because a wheel's count lives in a side table (its driver references it
+    /// weakly), where a retain and a release cost about as much as arming itself.
+    let unretained: [Unmanaged<TimingWheel>]
 
     /// The largest number of shards accepted.
     public static let maximumShardCount = 64
@@ -58,12 +62,16 @@ public final class ShardedTimingWheel: Sendable {
             shards.append(try TimingWheel(configuration: shardConfiguration, scheduler: scheduler, handler: handler))
         }
         self.shards = shards
+        unretained = shards.map { Unmanaged.passUnretained($0) }
     }
 
-    /// The shard the calling thread arms on.
+    /// Runs `body` with the calling thread's shard, taking no reference on it.
     @inline(__always)
-    var local: TimingWheel {
-        shards[ThreadOrdinal.current % shards.count]
+    func withLocal<Value>(_ body: (TimingWheel) throws(TempoError) -> Value) throws(TempoError) -> Value {
+        let shard = unretained[ThreadOrdinal.current % unretained.count]
+        return try shard._withUnsafeGuaranteedRef { wheel in
+            Result { () throws(TempoError) in try body(wheel) }
+        }.get()
     }
 
     /// The shard that armed `handle`, or `nil` for a handle of another wheel.
@@ -95,7 +103,7 @@ public final class ShardedTimingWheel: Sendable {
     /// - Complexity: O(1); a shard's table grows by one fixed chunk when full.
     @discardableResult
     public func schedule(at deadline: TimerInstant, value: UInt64) throws(TempoError) -> TimingWheel.Handle {
-        try local.schedule(at: deadline, value: value)
+        try withLocal { wheel throws(TempoError) in try wheel.schedule(at: deadline, value: value) }
     }
 
     /// Arms a value timer `delay` from now on the calling thread's shard; see ``TimingWheel/schedule(after:value:)``.
@@ -108,7 +116,7 @@ public final class ShardedTimingWheel: Sendable {
     /// - Complexity: O(1); a shard's table grows by one fixed chunk when full.
     @discardableResult
     public func schedule(after delay: Duration, value: UInt64) throws(TempoError) -> TimingWheel.Handle {
-        try local.schedule(after: delay, value: value)
+        try withLocal { wheel throws(TempoError) in try wheel.schedule(after: delay, value: value) }
     }
 
     /// Arms a closure timer at `deadline` on the calling thread's shard; see ``TimingWheel/schedule(at:_:)``.
@@ -123,7 +131,7 @@ public final class ShardedTimingWheel: Sendable {
     public func schedule(at deadline: TimerInstant, _ action: @escaping @Sendable () -> Void) throws(TempoError)
         -> TimingWheel.Handle
     {
-        try local.schedule(at: deadline, action)
+        try withLocal { wheel throws(TempoError) in try wheel.schedule(at: deadline, action) }
     }
 
     /// Arms a closure timer `delay` from now on the calling thread's shard; see ``TimingWheel/schedule(after:_:)``.
@@ -138,7 +146,7 @@ public final class ShardedTimingWheel: Sendable {
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) throws(TempoError)
         -> TimingWheel.Handle
     {
-        try local.schedule(after: delay, action)
+        try withLocal { wheel throws(TempoError) in try wheel.schedule(after: delay, action) }
     }
 
     /// Disarms a timer armed on any shard; see ``TimingWheel/cancel(_:)``.
