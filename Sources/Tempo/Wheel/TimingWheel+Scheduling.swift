@@ -22,9 +22,9 @@ extension TimingWheel {
     /// Arms a timer that passes `value` to the wheel's handler once `delay` has elapsed from now.
     ///
     /// Never early: the timer fires at the first tick boundary at or after a deadline measured from a clock
-    /// reading taken after this call began. On ``SystemScheduler`` that reading is the driver's next one (no
-    /// clock read here; see "Relative deadlines" on ``TimingWheel``), so the timer may fire up to one tick later
-    /// than with `schedule(at: now + delay)`; on other schedulers the call reads the clock.
+    /// reading taken after this call began. On a busy wheel on ``SystemScheduler`` that reading is the driver's
+    /// next one, with no clock read here (see "Relative deadlines" on ``TimingWheel``), so the timer may fire up
+    /// to one tick later than with `schedule(at: now + delay)`; otherwise the call reads the clock.
     ///
     /// - Parameters:
     ///   - delay: How long from now on the wheel's clock; positive.
@@ -65,8 +65,8 @@ extension TimingWheel {
 
     /// Arms a timer that runs `action` once `delay` has elapsed from now.
     ///
-    /// Timing as in ``schedule(after:value:)``: never early, and on ``SystemScheduler`` up to one tick later
-    /// than `schedule(at: now + delay)`.
+    /// Timing as in ``schedule(after:value:)``: never early, and on a busy wheel on ``SystemScheduler`` up to
+    /// one tick later than `schedule(at: now + delay)`.
     ///
     /// - Parameters:
     ///   - delay: How long from now on the wheel's clock; positive.
