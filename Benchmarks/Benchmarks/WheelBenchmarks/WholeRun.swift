@@ -60,7 +60,9 @@ func registerWholeRun<Peer: TimerPeer>(_ peer: Peer.Type) {
     // Bytes per armed timer, counting everything the timers hold, the handle array included: it is allocated after
     // the baseline reading and nothing is subtracted. Peers are measured up to their largest benchmarked size.
     for bytesSize in [100_000, 1_000_000] where bytesSize <= Peer.maximumArmed {
-        Benchmark("BytesPerTimer/\(Peer.name)/\(label(bytesSize))", configuration: wholeRun("bytesPerArmedTimer", "bytesPerArmedTimerWithoutHandle")
+        Benchmark(
+            "BytesPerTimer/\(Peer.name)/\(label(bytesSize))",
+            configuration: wholeRun("bytesPerArmedTimer", "bytesPerArmedTimerWithoutHandle")
         ) {
             benchmark in
             let counter = FireCounter()

@@ -82,7 +82,9 @@ func run(threads: Int, perThread: Int) -> (rate: Double, cpuOverWall: Double) {
             // running server does) instead of measuring the kernel's page faults.
             var handles: [TimingWheel.Handle] = []
             handles.reserveCapacity(perThread)
-            for value in 0..<perThread { handles.append(try! wheel.schedule(after: .seconds(3_600), value: UInt64(value))) }
+            for value in 0..<perThread {
+                handles.append(try! wheel.schedule(after: .seconds(3_600), value: UInt64(value)))
+            }
             for handle in handles { wheel.cancel(handle) }
             ready.signal()
             go.wait()
