@@ -31,7 +31,8 @@ struct WheelAllocationTests {
     func aRepeatingWheelTimerAllocatesNothingPerDriverTick(delivery: String) throws {
         let ticker = try Reticker(delivery: delivery == "immediate" ? .immediate : .privateQueue)
         ticker.start()
-        ticker.done.wait()
+        let finished = ticker.done.wait(timeout: .now() + .seconds(60)) == .success
+        try #require(finished, "the repeating wheel timer did not reach \(Reticker.warmUp + Reticker.measured) ticks")
         let ticks = Reticker.measured
         let allocations = ticker.allocations.load(ordering: .acquiring)
         let perTick = Double(allocations) / Double(ticks)
