@@ -27,6 +27,12 @@ let package = Package(
             path: "Benchmarks/WheelBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // A second check of the wheel's figures with its own loops (`swift run -c release WheelProbe`).
+        .executableTarget(
+            name: "WheelProbe",
+            dependencies: ["CProcessStats", .product(name: "Tempo", package: "Tempo")],
+            path: "Benchmarks/WheelProbe"
+        ),
         // SharedTicker fan-out: cost per subscriber per tick at 1, 1k and 100k subscribers.
         .executableTarget(
             name: "TickerBenchmarks",

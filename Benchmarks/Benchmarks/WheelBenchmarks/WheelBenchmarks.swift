@@ -72,4 +72,5 @@ let benchmarks: @Sendable () -> Void = {
     register(NIOCallbackPeer.self)
     register(TaskSleepPeer.self)
     registerIdleBaseline()
+    registerThreadedArm()
 }

@@ -17,9 +17,9 @@ func contextSwitches() -> Int {
 }
 
 /// One run per iteration, reporting a custom metric only.
-func wholeRun(_ metric: String) -> Benchmark.Configuration {
+func wholeRun(_ metrics: String...) -> Benchmark.Configuration {
     .init(
-        metrics: [.custom(metric, useScalingFactor: false)],
+        metrics: metrics.map { .custom($0, useScalingFactor: false) },
         warmupIterations: 0,
         scalingFactor: .one,
         maxDuration: .seconds(1),
@@ -57,28 +57,38 @@ func registerWholeRun<Peer: TimerPeer>(_ peer: Peer.Type) {
         }
     }
 
-    let bytesSize = 100_000
-    Benchmark("BytesPerTimer/\(Peer.name)/\(label(bytesSize))", configuration: wholeRun("bytesPerArmedTimer")) {
-        benchmark in
-        let counter = FireCounter()
-        var tokens: [Peer.Token] = []
-        // The handle array is allocated before the baseline, so it is not in `after - before`: nothing to subtract.
-        tokens.reserveCapacity(bytesSize)
-        let before = mallocBytesInUse()
-        // The default table size: the wheel grows by doubling as it would in production.
-        let peer = Peer(capacity: 1_024, counter: counter)
-        peer.withOwner {
-            for _ in 0..<bytesSize { tokens.append(peer.arm(after: farOut)) }
-        }
-        let after = mallocBytesInUse()
-        benchmark.measurement(.custom("bytesPerArmedTimer", useScalingFactor: false), (after - before) / bytesSize)
-        if !Peer.shutdownCancelsAll {
+    // Bytes per armed timer, counting everything the timers hold, the handle array included: it is allocated after
+    // the baseline reading and nothing is subtracted. Peers are measured up to their largest benchmarked size.
+    for bytesSize in [100_000, 1_000_000] where bytesSize <= Peer.maximumArmed {
+        Benchmark(
+            "BytesPerTimer/\(Peer.name)/\(label(bytesSize))",
+            configuration: wholeRun("bytesPerArmedTimer", "bytesPerArmedTimerWithoutHandle")
+        ) {
+            benchmark in
+            let counter = FireCounter()
+            let before = mallocBytesInUse()
+            var tokens: [Peer.Token] = []
+            tokens.reserveCapacity(bytesSize)
+            // The default table size: the wheel grows (in fixed chunks) as it would in production.
+            let peer = Peer(capacity: 1_024, counter: counter)
             peer.withOwner {
-                for token in tokens { peer.cancel(token) }
+                for _ in 0..<bytesSize { tokens.append(peer.arm(after: farOut)) }
             }
+            let after = mallocBytesInUse()
+            let handleBytes = MemoryLayout<Peer.Token>.stride * tokens.capacity
+            benchmark.measurement(.custom("bytesPerArmedTimer", useScalingFactor: false), (after - before) / bytesSize)
+            // The same without the caller's handle array: what the timers themselves hold.
+            benchmark.measurement(
+                .custom("bytesPerArmedTimerWithoutHandle", useScalingFactor: false),
+                (after - before - handleBytes) / bytesSize)
+            if !Peer.shutdownCancelsAll {
+                peer.withOwner {
+                    for token in tokens { peer.cancel(token) }
+                }
+            }
+            tokens = []
+            peer.shutdown()
         }
-        tokens = []
-        peer.shutdown()
     }
 
     let quietSize = min(1_000_000, Peer.maximumArmed)

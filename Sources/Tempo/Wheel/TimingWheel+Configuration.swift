@@ -10,12 +10,15 @@ extension TimingWheel {
         public var tick: Duration
         /// The clock deadlines are measured on (default ``TimerClock/monotonic``).
         public var clock: TimerClock
-        /// Where the callbacks run (default ``TimerDelivery/privateQueue``, a serial queue of the wheel):
+        /// Where the callbacks run (default ``TimerDelivery/privateQueue``: a serial lane of the wheel on Tempo's
+        /// delivery pool on ``SystemScheduler``, a serial queue of the wheel on other schedulers):
         /// ``TimerDelivery/queue(_:)`` runs each batch as one work item on that queue;
         /// ``TimerDelivery/immediate`` runs it on the scheduler's driver thread, where callbacks must be short.
         public var delivery: TimerDelivery
-        /// How many timers the table holds before it first grows (default 1024). The table doubles when
-        /// full, so arming allocates only while the wheel holds more timers than ever before.
+        /// How many timers the table holds before it first grows (default 1024, rounded up to whole chunks of
+        /// 1,024 entries). When full the table grows by one chunk (32 KiB), never by doubling and without moving
+        /// an entry, so it holds at most one chunk more than the most timers it ever held, and arming allocates
+        /// only while the wheel holds more timers than ever before.
         public var initialCapacity: Int
 
         /// Creates a configuration.

@@ -9,28 +9,40 @@ extension TimingWheel {
     ///   - value: The value handed to ``TimingWheelHandler/timerFired(value:)``.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:at:)``.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `deadline` lies more than
-    ///   about 292 years (`Int64.max` nanoseconds) from the wheel's creation.
-    /// - Precondition: The wheel was created with a handler.
-    /// - Complexity: O(1); amortized when the table must grow.
+    ///   about 292 years (`Int64.max` nanoseconds) from the wheel's creation, or with
+    ///   ``TempoError/Code/invalidArgument`` when the wheel was created without a handler (nothing could receive
+    ///   the value; nothing is armed).
+    /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
     public func schedule(at deadline: TimerInstant, value: UInt64) throws(TempoError) -> Handle {
-        precondition(handler != nil, "TimingWheel.schedule(at:value:) needs a wheel created with a handler")
+        try requireHandler()
         return arm(deadline: try nanoseconds(deadline), value: value, action: nil)
     }
 
     /// Arms a timer that passes `value` to the wheel's handler once `delay` has elapsed from now.
+    ///
+    /// Never early: the timer fires at the first tick boundary at or after a deadline measured from a clock
+    /// reading taken after this call began. On a busy wheel on ``SystemScheduler`` that reading is the driver's
+    /// next one, with no clock read here (see "Relative deadlines" on ``TimingWheel``), so the timer may fire up
+    /// to one tick later than with `schedule(at: now + delay)`; otherwise the call reads the clock.
     ///
     /// - Parameters:
     ///   - delay: How long from now on the wheel's clock; positive.
     ///   - value: The value handed to ``TimingWheelHandler/timerFired(value:)``.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive or
-    ///   too large, or ``TempoError/Code/invalidInstant`` when the deadline is out of range.
-    /// - Precondition: The wheel was created with a handler.
-    /// - Complexity: O(1); amortized when the table must grow.
+    ///   too large, ``TempoError/Code/invalidInstant`` when the deadline is out of range, or
+    ///   ``TempoError/Code/invalidArgument`` when the wheel was created without a handler.
+    /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
     public func schedule(after delay: Duration, value: UInt64) throws(TempoError) -> Handle {
-        try schedule(at: deadline(after: delay), value: value)
+        try requireHandler()
+        if settlesDelaysLater, let nanoseconds = Self.settleableDelay(delay),
+            let handle = armRelative(delay: nanoseconds, value: value, action: nil)
+        {
+            return handle
+        }
+        return arm(deadline: try nanoseconds(deadline(after: delay)), value: value, action: nil)
     }
 
     /// Arms a timer that runs `action` at `deadline`.
@@ -43,7 +55,7 @@ extension TimingWheel {
     ///   - action: The work to run; it runs on the wheel's delivery queue or driver thread.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:at:)``.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `deadline` is out of range.
-    /// - Complexity: O(1); amortized when the table must grow.
+    /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
     public func schedule(at deadline: TimerInstant, _ action: @escaping @Sendable () -> Void) throws(TempoError)
         -> Handle
@@ -53,16 +65,24 @@ extension TimingWheel {
 
     /// Arms a timer that runs `action` once `delay` has elapsed from now.
     ///
+    /// Timing as in ``schedule(after:value:)``: never early, and on a busy wheel on ``SystemScheduler`` up to
+    /// one tick later than `schedule(at: now + delay)`.
+    ///
     /// - Parameters:
     ///   - delay: How long from now on the wheel's clock; positive.
     ///   - action: The work to run; it runs on the wheel's delivery queue or driver thread.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive or
     ///   too large, or ``TempoError/Code/invalidInstant`` when the deadline is out of range.
-    /// - Complexity: O(1); amortized when the table must grow.
+    /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) throws(TempoError) -> Handle {
-        try schedule(at: deadline(after: delay), action)
+        if settlesDelaysLater, let nanoseconds = Self.settleableDelay(delay),
+            let handle = armRelative(delay: nanoseconds, value: 0, action: action)
+        {
+            return handle
+        }
+        return try schedule(at: deadline(after: delay), action)
     }
 
     /// Disarms a timer: once this returns `true`, the timer does not fire.
@@ -94,6 +114,7 @@ extension TimingWheel {
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ handle: Handle, at deadline: TimerInstant) throws(TempoError) -> Bool {
+        // A timer still waiting for its deadline (see "Relative deadlines") simply gets this one.
         let nanoseconds = try nanoseconds(deadline)
         guard handle.wheel == id else { return false }
         return state.withLock { state in
@@ -120,6 +141,58 @@ extension TimingWheel {
     }
 
     // MARK: Internals
+
+    private func requireHandler() throws(TempoError) {
+        guard handler == nil else { return }
+        throw TempoError(
+            .invalidArgument, value: "nil",
+            message: "a value timer needs a wheel created with a handler (TimingWheel(handler:)); this wheel has none")
+    }
+
+    /// How many timers armed with a delay read the clock between two driver runs before the rest wait for the
+    /// driver's reading instead (at the cost of at most one driver run per tick).
+    static let clockedDelaysPerRun = 16
+
+    /// Arms a timer `delay` nanoseconds from now (see "Relative deadlines"): it waits for the driver's next clock
+    /// reading when the driver runs within the next tick anyway or many delays were armed since its last run;
+    /// else it reads the clock here, under the lock. Returns `nil` when the deadline would leave the wheel's range
+    /// (the caller's checked path then throws).
+    private func armRelative(delay: Int64, value: UInt64, action: Action?) -> Handle? {
+        state.withLock { state -> Handle? in
+            let wake = state.core.now + 1
+            if state.armedTick <= wake || state.clockedDelays >= Self.clockedDelaysPerRun {
+                // The driver settles waiting delays at its next run: at the next tick boundary at the latest (at
+                // once when the wheel has been idle, since that boundary has passed).
+                if wake < state.armedTick { rearm(&state, at: wake) }
+                let (index, sequence) = state.core.insertProvisional(delay: delay, value: value, action: action)
+                return Handle(wheel: id, index: index, sequence: sequence)
+            }
+            let reading = clockReading()
+            let (deadline, overflow) = reading.nanoseconds.addingReportingOverflow(delay)
+            guard !overflow else { return nil }
+            state.clockedDelays += 1
+            if state.core.dueTick(deadline) < state.armedTick { state.core.skipIdle(to: reading.tick) }
+            let (index, sequence, expiration) = state.core.insert(deadline: deadline, value: value, action: action)
+            if expiration < state.armedTick { rearm(&state, at: expiration) }
+            return Handle(wheel: id, index: index, sequence: sequence)
+        }
+    }
+
+    /// `delay` in nanoseconds, rounded up, when it is valid and at most `Int64.max / 2` nanoseconds (146 years);
+    /// else `nil`, and the caller takes the path that reads the clock and reports the error.
+    @inline(__always)
+    static func settleableDelay(_ delay: Duration) -> Int64? {
+        let attoseconds = delay.attoseconds
+        // At least 1 ns, as `TempoError.validateInterval` requires; below 2^127 so the conversion is exact.
+        guard attoseconds >= 1_000_000_000 else { return nil }
+        let magnitude = UInt128(attoseconds)
+        guard
+            let (quotient, remainder) = dividedByBillion(
+                high: UInt64(truncatingIfNeeded: magnitude >> 64), low: UInt64(truncatingIfNeeded: magnitude))
+        else { return nil }
+        let rounded = remainder > 0 ? quotient + 1 : quotient
+        return rounded <= UInt64(Int64.max / 2) ? Int64(rounded) : nil
+    }
 
     private func arm(deadline: Int64, value: UInt64, action: Action?) -> Handle {
         state.withLock { state in

@@ -93,7 +93,7 @@ extension WheelCore {
         // A tick past Int64 nanoseconds is later than every deadline the table can hold.
         let nowNanoseconds = overflow ? Int64.max : product
         while index != Self.noEntry {
-            let entry = entries + Int(index)
+            let entry = entry(index)
             let next = entry.pointee.next
             if entry.pointee.deadline <= nowNanoseconds {
                 let deadline = entry.pointee.deadline

@@ -14,19 +14,22 @@ extension WheelCore {
         for list in 0..<Self.sentinelCount {
             let sentinel = UInt32(list)
             var previous = sentinel
-            var index = entries[list].next
+            var index = entry(sentinel).pointee.next
             var length = 0
             while index != sentinel {
                 precondition(Int(index) >= Self.sentinelCount && Int(index) < capacity, "bad link \(index)")
-                precondition(entries[Int(index)].prev == previous, "broken prev link at \(index)")
-                precondition(entries[Int(index)].sequence != 0, "free entry \(index) is linked")
+                precondition(entry(index).pointee.prev == previous, "broken prev link at \(index)")
+                precondition(entry(index).pointee.sequence != 0, "free entry \(index) is linked")
+                precondition(
+                    isProvisional(index) == (sentinel == Self.provisionalList),
+                    "entry \(index) is provisional: \(isProvisional(index)), in list \(list)")
                 checkPlacement(index, list: sentinel)
                 previous = index
-                index = entries[Int(index)].next
+                index = entry(index).pointee.next
                 length += 1
                 precondition(length <= count, "cycle in list \(list)")
             }
-            precondition(entries[list].prev == previous, "broken tail of list \(list)")
+            precondition(entry(sentinel).pointee.prev == previous, "broken tail of list \(list)")
             if sentinel < Self.expiredList {
                 let bit = occupied[list >> Self.slotBits] & (1 << UInt64(list & 63)) != 0
                 precondition(bit == (length > 0), "occupancy bit of slot \(list) is \(bit) with \(length) entries")
@@ -37,9 +40,11 @@ extension WheelCore {
         var free = 0
         var index = freeHead
         while index != Self.noEntry {
-            precondition(entries[Int(index)].sequence == 0, "armed entry \(index) on the free list")
-            precondition(actions.map { $0[Int(index)] == nil } ?? true, "free entry \(index) holds a closure")
-            index = entries[Int(index)].next
+            precondition(entry(index).pointee.sequence == 0, "armed entry \(index) on the free list")
+            precondition(
+                actionChunks.map { actionSlot(index, in: $0).pointee == nil } ?? true,
+                "free entry \(index) holds a closure")
+            index = entry(index).pointee.next
             free += 1
             precondition(free <= capacity, "cycle in the free list")
         }
@@ -49,9 +54,9 @@ extension WheelCore {
 
     #if DEBUG
     private func checkPlacement(_ index: UInt32, list: UInt32) {
-        let due = dueTick(entries[Int(index)].deadline)
+        let due = dueTick(entry(index).pointee.deadline)
         switch list {
-        case Self.expiredList:
+        case Self.expiredList, Self.provisionalList:
             return
         case Self.overflowList:
             precondition(overflowBoundary <= due, "overflow entry \(index) due at \(due) before \(overflowBoundary)")
