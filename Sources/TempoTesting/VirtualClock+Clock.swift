@@ -29,7 +29,10 @@ extension VirtualClock: Clock {
     ///   - tolerance: Ignored by virtual time, but validated.
     /// - Throws: `CancellationError` when the task is cancelled (the deadline is released at once).
     public func sleep(until deadline: TimerInstant, tolerance: Duration? = nil) async throws {
-        try await clock(.monotonic).sleep(until: deadline, tolerance: tolerance)
+        // The same sleep as `clock(.monotonic)`'s, on a scheduler that lets auto-advancing see the task wake.
+        let tracker = SleepTracker(engine: engine)
+        defer { tracker.sleepEnded() }
+        try await TempoClock(.monotonic, scheduler: tracker).sleep(until: deadline, tolerance: tolerance)
     }
 
     /// A `Clock` for one of this scheduler's clocks, for example `clock(.wall)`.

@@ -20,6 +20,13 @@ final class VirtualClockEngine: TimerScheduler {
         var nextID: UInt64 = 1
         /// Set once the clock was released: nothing can advance time any more, so nothing is kept.
         var closed = false
+        /// Counts schedules, cancels, deliveries and actions run: what auto-advancing watches to tell that the
+        /// code under test has settled.
+        var activity: UInt64 = 0
+        /// Scopes of ``VirtualClock/holdingTime(_:)`` in progress: auto-advancing waits while any is open.
+        var holds = 0
+        /// Sleeps on the clock whose deadline passed and whose task has not run since: see ``SleepTracker``.
+        var woken = 0
     }
 
     private let state: TempoMutex<State>
@@ -66,6 +73,7 @@ final class VirtualClockEngine: TimerScheduler {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
+            state.activity &+= 1
             guard !state.closed else { return ScheduledAction(id: id) }
             let slot = state.queues[Self.index(clock)].insert(id: id, deadline: deadline, leeway: .zero, action: action)
             return ScheduledAction(id: id, slot: slot)
@@ -74,6 +82,7 @@ final class VirtualClockEngine: TimerScheduler {
 
     func cancel(_ action: ScheduledAction) {
         let removed = state.withLock { state -> DeadlineQueue.Work? in
+            state.activity &+= 1
             for index in state.queues.indices {
                 if let work = state.queues[index].remove(id: action.id, slot: action.slot) { return work }
             }
@@ -83,6 +92,7 @@ final class VirtualClockEngine: TimerScheduler {
     }
 
     func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
+        state.withLock { $0.activity &+= 1 }
         guard let queue else {
             work()
             return
@@ -135,6 +145,7 @@ final class VirtualClockEngine: TimerScheduler {
                 let step = max(offset, .zero)
                 for i in state.now.indices { state.now[i] = state.now[i] + step }
                 remaining -= step
+                state.activity &+= 1
                 return state.queues[index].popFirst(notAfter: state.now[index])?.work
             }
             guard let next else { return ran }
@@ -151,6 +162,34 @@ final class VirtualClockEngine: TimerScheduler {
             ran += advance(by: max(step, .zero))
         }
         return ran
+    }
+
+    /// Advances to the earliest pending deadline (over all clocks) and runs what is due there; 0 if none.
+    func advanceToNextDeadline() -> Int {
+        let step = state.withLock { state in Self.nextDue(&state, within: TempoError.maximumDuration)?.1 }
+        guard let step else { return 0 }
+        return advance(by: max(step, .zero))
+    }
+
+    /// The activity counter and the number of open holds and woken sleepers, read together.
+    var activitySnapshot: (activity: UInt64, holds: Int, woken: Int) {
+        state.withLock { ($0.activity, $0.holds, $0.woken) }
+    }
+
+    /// Counts a sleeper as woken (`+1`) or as running again (`-1`).
+    func changeWoken(by delta: Int) {
+        state.withLock { state in
+            state.woken += delta
+            state.activity &+= 1
+        }
+    }
+
+    /// Opens (`+1`) or closes (`-1`) a hold on auto-advancing.
+    func changeHolds(by delta: Int) {
+        state.withLock { state in
+            state.holds += delta
+            state.activity &+= 1
+        }
     }
 
     func suspend(for duration: Duration) -> Int {
