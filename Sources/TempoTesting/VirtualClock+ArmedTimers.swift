@@ -109,6 +109,7 @@ extension VirtualClock {
     ///
     /// - Parameters:
     ///   - sourceLocation: Where to report armed actions whose creation site is unknown.
+    ///   - isolation: The caller's actor, on which `body` runs.
     ///   - body: The test, given the clock.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw (the check runs either way).

@@ -25,7 +25,7 @@ extension VirtualClock {
     /// - at least one action is pending;
     /// - none of those events happened during the last `quietPeriod` of real time and the last 16 yields of the
     ///   driving task (so tasks resumed by the previous step had the executor to run until they wait again);
-    /// - no ``holdingTime(_:)`` scope is open.
+    /// - no ``holdingTime(isolation:_:)`` scope is open.
     ///
     /// Work queued on a `DispatchQueue` by a timer's delivery is finished before a step returns (see
     /// ``execute(on:_:)``), so callback timers are always settled.
@@ -34,7 +34,7 @@ extension VirtualClock {
     /// A task waiting on something other than this clock (I/O, a real-time sleep, another clock) looks idle. If
     /// nothing else is pending the clock waits for it; if deadlines are pending, the clock advances to them once
     /// the quiet period has passed, even though the task has not finished: a `withTimeout` on this clock around
-    /// real I/O times out in virtual time. Wrap such work in ``holdingTime(_:)`` to keep the clock still until it
+    /// real I/O times out in virtual time. Wrap such work in ``holdingTime(isolation:_:)`` to keep the clock still until it
     /// finishes, or raise `quietPeriod` for computation that runs longer between waits.
     ///
     /// ## Ending
@@ -81,7 +81,9 @@ extension VirtualClock {
     ///
     /// In the manual mode it only runs `body`.
     ///
-    /// - Parameter body: The work to wait for.
+    /// - Parameters:
+    ///   - isolation: The caller's actor, on which `body` runs.
+    ///   - body: The work to wait for.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw.
     public func holdingTime<Result>(

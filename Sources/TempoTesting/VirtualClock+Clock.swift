@@ -7,7 +7,7 @@ public import Tempo
 /// on its executor. Before advancing, wait until the code under test is asleep (``waitForPending(_:timeout:)``),
 /// and after advancing wait for the effect you expect.
 extension VirtualClock: Clock {
-    /// Instants are ``TimerInstant``s of the monotonic clock.
+    /// Instants are `TimerInstant`s of the monotonic clock.
     public typealias Instant = TimerInstant
     /// Durations are `Swift.Duration`.
     public typealias Duration = Swift.Duration
@@ -38,7 +38,7 @@ extension VirtualClock: Clock {
     /// A `Clock` for one of this scheduler's clocks, for example `clock(.wall)`.
     ///
     /// - Parameter timerClock: The clock to read and sleep on.
-    /// - Returns: A ``TempoClock`` on this virtual clock.
+    /// - Returns: A `TempoClock` on this virtual clock.
     public func clock(_ timerClock: TimerClock) -> TempoClock {
         TempoClock(timerClock, scheduler: self)
     }
