@@ -38,6 +38,31 @@ import Testing
         #expect(clock.pendingCount == 0)
     }
 
+    @Test func theTickerDebouncerThrottlerAndWheelRunOnAutoAdvancingTime() async throws {
+        let clock = VirtualClock()
+        let log = EventLog()
+        try await clock.run {
+            let ticker = try SharedTicker(every: .seconds(10), scheduler: clock)
+            let subscription = try ticker.subscribe { tick in log.record("ticker \(tick.index)") }
+            let debouncer = try Debouncer<Int>(delay: .seconds(3), scheduler: clock) { log.record("debounced \($0)") }
+            let throttler = try Throttler<Int>(every: .seconds(5), edge: .trailing, scheduler: clock) {
+                log.record("throttled \($0)")
+            }
+            let wheel = try TimingWheel(configuration: .init(tick: .seconds(1)), scheduler: clock)
+            _ = try wheel.schedule(after: .seconds(7)) { log.record("wheel") }
+            debouncer.call(1)
+            try await clock.sleep(for: .seconds(1))
+            debouncer.call(2)
+            _ = throttler.call(1)
+            _ = throttler.call(2)
+            try await clock.sleep(for: .seconds(20))
+            subscription.cancel()
+        }
+        // At 4 s the debouncer (last call at 1 s), at 6 s the throttler's window (opened at 1 s), at 7 s (or by the
+        // wheel's 1 s tick after it) the wheel, at 10 and 20 s the ticker.
+        #expect(log.all == ["debounced 2", "throttled 2", "wheel", "ticker 1", "ticker 2"])
+    }
+
     @Test func sleepsTickSequencesAndTimeoutsOnTheClockAdvanceByThemselves() async throws {
         let clock = VirtualClock()
         let (indices, timedOut, value) = try await clock.run {
