@@ -5,7 +5,7 @@ import Tempo
 /// ``VirtualClock/run(quietPeriod:maximumSteps:stallTimeout:_:)`` runs; see there for when it steps.
 final class AutoAdvanceDriver: Sendable {
     /// Consecutive yields without a clock event that a quiet window needs, besides its real-time length.
-    static let quietYields = 16
+    static let quietYields = 3
 
     private let engine: VirtualClockEngine
     private let quietPeriod: Duration

@@ -23,8 +23,11 @@ extension VirtualClock {
     /// The clock sees only what is scheduled on it: schedules, cancels, deliveries through
     /// ``execute(on:_:)`` and the actions it runs. It counts as *idle*, and advances, when all of these hold:
     /// - at least one action is pending;
-    /// - none of those events happened during the last `quietPeriod` of real time and the last 16 yields of the
-    ///   driving task (so tasks resumed by the previous step had the executor to run until they wait again);
+    /// - no task whose sleep on this clock ended (``sleep(until:tolerance:)``, and so `Task.sleep`, tick sequences
+    ///   and timeouts on it) is still waiting for the executor to run it;
+    /// - none of those events happened during the last `quietPeriod` of real time and the last 3 yields of the
+    ///   driving task (so other tasks resumed by the previous step, such as a continuation resumed by a handler,
+    ///   had the executor to run until they wait again);
     /// - no ``holdingTime(isolation:_:)`` scope is open.
     ///
     /// Work queued on a `DispatchQueue` by a timer's delivery is finished before a step returns (see
@@ -39,7 +42,14 @@ extension VirtualClock {
     ///
     /// ## Ending
     /// The run ends when `body` returns or throws; timers still armed stay armed (the manual mode takes over:
-    /// nothing moves until the test advances). Outside `run` the clock is manual, as always.
+    /// nothing moves until the test advances). Outside `run` the clock is manual, as always. Inside it, leave time
+    /// to the run: don't call ``advance(by:)``, ``suspend(for:)`` or ``adjustWallClock(by:)`` from `body`, and don't
+    /// start two runs on one clock at once.
+    ///
+    /// Thread-safety: `body` runs in a child task, and the clock is advanced from a second child task, one step at
+    /// a time. Both prefer an executor of the run's own (a serial queue), as do the child tasks they create (task
+    /// groups, `async let`), so a busy test process does not slow the run down; tasks started with `Task { }` and
+    /// actor-isolated code run where they always do.
     ///
     /// - Parameters:
     ///   - quietPeriod: How long of real time no clock event may happen before the clock advances (default
@@ -59,7 +69,17 @@ extension VirtualClock {
     ) async throws -> Result {
         let driver = AutoAdvanceDriver(
             engine: engine, quietPeriod: quietPeriod, maximumSteps: maximumSteps, stallTimeout: stallTimeout)
-        return try await withThrowingTaskGroup(of: AutoAdvanceOutcome<Result>.self) { group in
+        return try await withTaskExecutorPreference(RunExecutor()) {
+            try await Self.race(body, against: driver)
+        }
+    }
+
+    /// Runs `body` and the driver as two child tasks until `body` ends.
+    private static func race<Result: Sendable>(
+        _ body: @escaping @Sendable () async throws -> Result,
+        against driver: AutoAdvanceDriver
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: AutoAdvanceOutcome<Result>.self) { group in
             group.addTask {
                 defer { driver.finish() }
                 return .finished(try await body())
