@@ -26,7 +26,8 @@ import TempoLocks
 /// outside the scheduler's lock, every action whose deadline is not after the clock's `now`, in deadline order
 /// (FIFO among equal deadlines), including actions those actions schedule that are already due; then a new task
 /// sleeps until the next deadline. Scheduling an earlier deadline cancels the sleeping task and starts another.
-/// Nothing runs (and no task exists) while nothing is pending.
+/// Nothing runs (and no task exists) while nothing is pending: cancelling the last pending action cancels the
+/// sleeping task.
 ///
 /// - **Never early**: an action runs only once the clock's `now` has reached its deadline, whatever the sleep
 ///   did, so a clock that wakes early (or a test clock moved backwards) only delays it.
@@ -128,8 +129,11 @@ public final class ClockScheduler<C: Clock>: TimerScheduler where C.Duration == 
     ///
     /// - Parameter action: The handle ``schedule(at:leeway:clock:_:)`` returned.
     public func cancel(_ action: ScheduledAction) {
-        let removed = state.withLock { $0.queue.remove(id: action.id, slot: action.slot) }
+        let (removed, idle) = state.withLock { state in
+            (state.queue.remove(id: action.id, slot: action.slot), state.disarmIfIdle())
+        }
         withExtendedLifetime(removed) {}
+        idle?.cancel()
     }
 
     /// Submits `work` asynchronously to `queue`, or runs it at once on the calling thread for `nil`.

@@ -43,6 +43,14 @@ struct ClockSchedulerState<C: Clock>: Sendable where C.Duration == Duration {
         return replaced
     }
 
+    /// Forgets the wake task once nothing is pending, and returns it to be cancelled outside the lock.
+    mutating func disarmIfIdle() -> Task<Void, Never>? {
+        guard queue.isEmpty, let armed else { return nil }
+        self.armed = nil
+        generation += 1
+        return armed.task
+    }
+
     /// The wake task of `generation` woke: it runs due actions if it is still the current one.
     mutating func beginRunning(generation: UInt64) -> Bool {
         guard generation == self.generation, armed != nil else { return false }

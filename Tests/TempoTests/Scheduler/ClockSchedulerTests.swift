@@ -62,6 +62,15 @@ import Testing
         try await clock.checkSuspension()
     }
 
+    @Test func cancellingTheLastPendingActionEndsTheSleepingTask() async throws {
+        let clock = TestClock()
+        let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
+        let action = scheduler.schedule(at: .zero + .seconds(10), leeway: .zero, clock: .monotonic) {}
+        #expect(await clock.waitForSleeper())
+        scheduler.cancel(action)
+        #expect(await clock.waitForNoSleeper())
+    }
+
     @Test func theWallClockIsTheInjectedClockShiftedToItsStart() async {
         let clock = TestClock()
         let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
@@ -101,8 +110,23 @@ import Testing
             log.record("\(tick.index)@\(tick.due.offset.components.seconds / 3600)h")
         }
         let start = ContinuousClock.now
-        while timer.state != .finished && start.duration(to: .now) < .seconds(60) { await Task.yield() }
+        while log.all.count < 6 && start.duration(to: .now) < .seconds(60) { await Task.yield() }
         #expect(log.all == (1...6).map { "\($0)@\($0)h" })
         #expect(scheduler.now(.monotonic) == .zero + .seconds(6 * 3600))
+        #expect(timer.state == .finished)
+    }
+}
+
+extension TestClock<Duration> {
+    /// Yields until no task sleeps on the clock, giving up after 10 s of real time.
+    ///
+    /// - Returns: Whether no task was asleep.
+    func waitForNoSleeper() async -> Bool {
+        let start = ContinuousClock.now
+        while start.duration(to: .now) < .seconds(10) {
+            if (try? await checkSuspension()) != nil { return true }
+            await Task.yield()
+        }
+        return false
     }
 }

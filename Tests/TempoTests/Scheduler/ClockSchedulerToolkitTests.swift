@@ -23,6 +23,13 @@ import Testing
         return await eventually { log.all.count == count }
     }
 
+    /// Nothing is left pending and no task sleeps on the clock (so nothing outlives the test).
+    func isIdle() async -> Bool {
+        let scheduler = scheduler
+        guard await eventually({ scheduler.pendingCount == 0 }) else { return false }
+        return await clock.waitForNoSleeper()
+    }
+
     @Test func aTempoTimerTicksOnTheTestClock() async throws {
         let log = log
         let timer = try TempoTimer.every(.seconds(1), repeats: .times(3), scheduler: scheduler) { tick in
@@ -44,6 +51,7 @@ import Testing
         #expect(await step(.seconds(3600), expecting: 3))
         #expect(log.all == ["half", "hourly", "hourly"])
         #expect(await eventually { !registry.contains("hourly") })
+        #expect(await isIdle())
     }
 
     @Test func aSharedTickerDeliversToItsSubscribersOnTheTestClock() async throws {
@@ -57,6 +65,7 @@ import Testing
         every.cancel()
         second.cancel()
         #expect(await eventually { !ticker.isTicking })
+        #expect(await isIdle())
     }
 
     @Test func aCountdownCountsDownAndFinishesOnTheTestClock() async throws {
@@ -70,6 +79,7 @@ import Testing
         #expect(await step(.seconds(1), expecting: 3))
         #expect(log.all == ["2.0 seconds", "1.0 seconds", "done"])
         #expect(countdown.phase == .finished)
+        #expect(await isIdle())
     }
 
     @Test func aDebouncerRunsOnceTheCallsStopOnTheTestClock() async throws {
@@ -81,6 +91,8 @@ import Testing
         debouncer.call(2)
         #expect(await step(.seconds(2), expecting: 1))
         #expect(log.all == ["value 2"])
+        #expect(debouncer.cancel() == false)
+        #expect(await isIdle())
     }
 
     @Test func aThrottlerRunsTheTrailingValueAtTheEndOfItsWindowOnTheTestClock() async throws {
@@ -94,16 +106,21 @@ import Testing
         #expect(throttler.call(3) == .deferred)
         #expect(await step(.seconds(1), expecting: 2))
         #expect(log.all == ["value 1", "value 3"])
+        _ = throttler.cancel()
+        #expect(await isIdle())
     }
 
     @Test func aTimingWheelFiresItsTimersOnTheTestClock() async throws {
         let log = log
-        let wheel = try TimingWheel(
-            configuration: .init(tick: .milliseconds(100), delivery: .immediate), scheduler: scheduler)
-        _ = try wheel.schedule(after: .milliseconds(500)) { log.record("first") }
-        _ = try wheel.schedule(after: .milliseconds(1000)) { log.record("second") }
-        #expect(await step(.milliseconds(500), expecting: 1))
-        #expect(await step(.milliseconds(500), expecting: 2))
-        #expect(log.all == ["first", "second"])
+        do {
+            let wheel = try TimingWheel(
+                configuration: .init(tick: .milliseconds(100), delivery: .immediate), scheduler: scheduler)
+            _ = try wheel.schedule(after: .milliseconds(500)) { log.record("first") }
+            _ = try wheel.schedule(after: .milliseconds(1000)) { log.record("second") }
+            #expect(await step(.milliseconds(500), expecting: 1))
+            #expect(await step(.milliseconds(500), expecting: 2))
+            #expect(log.all == ["first", "second"])
+        }
+        #expect(await isIdle())
     }
 }
