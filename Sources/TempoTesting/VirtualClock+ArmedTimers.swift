@@ -84,16 +84,24 @@ extension VirtualClock {
     /// - Returns: The armed timers that were reported.
     @discardableResult
     public func recordArmedTimers(sourceLocation: SourceLocation = #_sourceLocation) -> [ArmedTimer] {
-        let reported = armedTimers.filter { !($0.site?.outlivesTest ?? false) }
-        for timer in reported {
+        let reports = armedTimerReports(sourceLocation: sourceLocation)
+        for report in reports {
+            Issue.record(Comment(rawValue: report.message), sourceLocation: report.sourceLocation)
+        }
+        return reports.map(\.timer)
+    }
+
+    /// What ``recordArmedTimers(sourceLocation:)`` records: per reported timer, the message and where it goes.
+    package func armedTimerReports(
+        sourceLocation: SourceLocation
+    ) -> [(timer: ArmedTimer, message: String, sourceLocation: SourceLocation)] {
+        armedTimers.filter { !($0.site?.outlivesTest ?? false) }.map { timer in
             let location =
                 timer.site.map {
-                    SourceLocation(
-                        fileID: $0.fileID, filePath: sourceLocation.filePath, line: $0.line, column: 1)
+                    SourceLocation(fileID: $0.fileID, filePath: sourceLocation.filePath, line: $0.line, column: 1)
                 } ?? sourceLocation
-            Issue.record("Still armed when the test ended: \(timer)", sourceLocation: location)
+            return (timer, "Still armed when the test ended: \(timer)", location)
         }
-        return reported
     }
 
     /// Runs `body` with a new virtual clock, then fails the test for each timer still armed on it; see

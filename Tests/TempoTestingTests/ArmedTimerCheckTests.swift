@@ -4,25 +4,22 @@ import Testing
 
 /// A test that ends with timers still armed on its clock fails, naming them and where they were created.
 @Suite struct ArmedTimerCheckTests {
-    @Test func aTimerLeftArmedIsReportedWithItsNameAndCreationLine() async throws {
-        let line = #line + 5
-        var reported: [VirtualClock.ArmedTimer] = []
-        withKnownIssue {
-            VirtualClock.withArmedTimerCheck { clock in
-                // Created on line `line`:
-                let poller = try? TempoTimer.every(.seconds(5), scheduler: clock.site("poller")) { _ in }
-                clock.advance(by: .seconds(5))
-                reported = clock.armedTimers
-                withExtendedLifetime(poller) {}
-            }
-        } matching: { issue in
-            let text = issue.comments.map(\.rawValue).joined()
-            return text.contains("\"poller\"") && text.contains("ArmedTimerCheckTests.swift:\(line)")
-                && text.contains("due at 10.0 seconds") && issue.sourceLocation?.line == line
-        }
-        #expect(reported.count == 1)
-        #expect(reported.first?.site?.name == "poller")
-        #expect(reported.first?.site?.line == line)
+    @Test func aTimerLeftArmedIsReportedWithItsNameAndCreationLine() throws {
+        let clock = VirtualClock()
+        let line = #line + 1
+        let poller = try TempoTimer.every(.seconds(5), scheduler: clock.site("poller")) { _ in }
+        clock.advance(by: .seconds(5))
+        // What the check records (as test issues) when the test ends now.
+        let reports = clock.armedTimerReports(sourceLocation: #_sourceLocation)
+        #expect(reports.count == 1)
+        let report = try #require(reports.first)
+        #expect(report.message.contains("\"poller\""))
+        #expect(report.message.contains("ArmedTimerCheckTests.swift:\(line)"))
+        #expect(report.message.contains("due at 10.0 seconds"))
+        #expect(report.sourceLocation.line == line)
+        #expect(report.timer.site?.name == "poller")
+        poller.cancel()
+        #expect(clock.armedTimerReports(sourceLocation: #_sourceLocation).isEmpty)
     }
 
     @Test func cancelledTimersAndTimersMeantToOutliveTheTestAreNotReported() {
@@ -37,17 +34,16 @@ import Testing
         }
     }
 
-    @Test func actionsArmedWithoutASiteAreStillReportedByClock() {
+    @Test func actionsArmedWithoutASiteAreStillReportedByClock() throws {
         let clock = VirtualClock()
-        let debouncer = try? Debouncer<Int>(delay: .seconds(1), scheduler: clock) { _ in }
-        debouncer?.call(1)
+        let debouncer = try Debouncer<Int>(delay: .seconds(1), scheduler: clock) { _ in }
+        debouncer.call(1)
         #expect(clock.armedTimers.map(\.clock) == [.monotonic])
         #expect(clock.armedTimers.first?.site == nil)
-        withKnownIssue {
-            clock.recordArmedTimers()
-        } matching: { issue in
-            issue.comments.map(\.rawValue).joined().contains("armed on the monotonic clock")
-        }
+        let here = #_sourceLocation
+        let reports = clock.armedTimerReports(sourceLocation: here)
+        #expect(reports.map(\.sourceLocation) == [here])
+        #expect(reports.first?.message.contains("armed on the monotonic clock") == true)
         clock.advance(by: .seconds(1))
         #expect(clock.armedTimers.isEmpty)
     }
