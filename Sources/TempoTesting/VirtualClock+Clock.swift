@@ -7,7 +7,7 @@ public import Tempo
 /// on its executor. Before advancing, wait until the code under test is asleep (``waitForPending(_:timeout:)``),
 /// and after advancing wait for the effect you expect.
 extension VirtualClock: Clock {
-    /// Instants are ``TimerInstant``s of the monotonic clock.
+    /// Instants are `TimerInstant`s of the monotonic clock.
     public typealias Instant = TimerInstant
     /// Durations are `Swift.Duration`.
     public typealias Duration = Swift.Duration
@@ -29,13 +29,16 @@ extension VirtualClock: Clock {
     ///   - tolerance: Ignored by virtual time, but validated.
     /// - Throws: `CancellationError` when the task is cancelled (the deadline is released at once).
     public func sleep(until deadline: TimerInstant, tolerance: Duration? = nil) async throws {
-        try await clock(.monotonic).sleep(until: deadline, tolerance: tolerance)
+        // The same sleep as `clock(.monotonic)`'s, on a scheduler that lets auto-advancing see the task wake.
+        let tracker = SleepTracker(engine: engine)
+        defer { tracker.sleepEnded() }
+        try await TempoClock(.monotonic, scheduler: tracker).sleep(until: deadline, tolerance: tolerance)
     }
 
     /// A `Clock` for one of this scheduler's clocks, for example `clock(.wall)`.
     ///
     /// - Parameter timerClock: The clock to read and sleep on.
-    /// - Returns: A ``TempoClock`` on this virtual clock.
+    /// - Returns: A `TempoClock` on this virtual clock.
     public func clock(_ timerClock: TimerClock) -> TempoClock {
         TempoClock(timerClock, scheduler: self)
     }

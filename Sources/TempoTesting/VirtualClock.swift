@@ -3,7 +3,7 @@ public import Tempo
 
 /// A scheduler whose time moves only when a test moves it, so timer code is tested without waiting.
 ///
-/// Pass it as the `scheduler:` of any Tempo type. It keeps one instant per ``TimerClock``; ``advance(by:)``
+/// Pass it as the `scheduler:` of any Tempo type. It keeps one instant per `TimerClock`; ``advance(by:)``
 /// moves all three together and runs every action that falls due, in deadline order (FIFO among equal
 /// deadlines, across clocks too), each at its exact deadline: `now` reads the deadline while the action
 /// runs. Leeway is ignored, so ticks are never late unless the test makes them late.
@@ -64,7 +64,7 @@ public final class VirtualClock: TimerScheduler {
     /// So a test that drops its clock (and its timers) frees them even when timers were still running: the
     /// clock's `deinit` releases every pending action. Timers still held by the test then read a frozen time
     /// and never fire. A handler that captures the clock itself keeps it alive through its timer; read time
-    /// from the ``TimerTick`` or capture the clock weakly.
+    /// from the `TimerTick` or capture the clock weakly.
     public var heldReference: any TimerScheduler { engine }
 
     /// The clock's virtual instant.
@@ -127,7 +127,7 @@ public final class VirtualClock: TimerScheduler {
     ///
     /// - Parameters:
     ///   - instant: The instant of `clock` to reach.
-    ///   - clock: The clock `instant` belongs to (default ``TimerClock/monotonic``).
+    ///   - clock: The clock `instant` belongs to (default `TimerClock.monotonic`).
     /// - Returns: The number of actions run.
     @discardableResult
     public func advance(to instant: TimerInstant, clock: TimerClock = .monotonic) -> Int {

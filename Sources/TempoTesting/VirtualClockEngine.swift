@@ -20,6 +20,15 @@ final class VirtualClockEngine: TimerScheduler {
         var nextID: UInt64 = 1
         /// Set once the clock was released: nothing can advance time any more, so nothing is kept.
         var closed = false
+        /// Counts schedules, cancels, deliveries and actions run: what auto-advancing watches to tell that the
+        /// code under test has settled.
+        var activity: UInt64 = 0
+        /// Scopes of ``VirtualClock/holdingTime(_:)`` in progress: auto-advancing waits while any is open.
+        var holds = 0
+        /// Sleeps on the clock whose deadline passed and whose task has not run since: see ``SleepTracker``.
+        var woken = 0
+        /// Where the pending actions armed through ``VirtualClock/site(_:outlivesTest:fileID:line:)`` were created.
+        var sites: [UInt64: (site: VirtualClock.CreationSite, clock: TimerClock, deadline: TimerInstant)] = [:]
     }
 
     private let state: TempoMutex<State>
@@ -45,6 +54,7 @@ final class VirtualClockEngine: TimerScheduler {
     func close() {
         let dropped = state.withLock { state -> [DeadlineQueue] in
             state.closed = true
+            state.sites = [:]
             defer { state.queues = [DeadlineQueue(), DeadlineQueue(), DeadlineQueue()] }
             return state.queues
         }
@@ -63,17 +73,32 @@ final class VirtualClockEngine: TimerScheduler {
         clock: TimerClock,
         _ action: @escaping @Sendable () -> Void
     ) -> ScheduledAction {
+        schedule(at: deadline, leeway: leeway, clock: clock, site: nil, action)
+    }
+
+    /// Schedules `action`, remembering `site` (when given) until it runs or is cancelled.
+    func schedule(
+        at deadline: TimerInstant,
+        leeway: Duration,
+        clock: TimerClock,
+        site: VirtualClock.CreationSite?,
+        _ action: @escaping @Sendable () -> Void
+    ) -> ScheduledAction {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
+            state.activity &+= 1
             guard !state.closed else { return ScheduledAction(id: id) }
             let slot = state.queues[Self.index(clock)].insert(id: id, deadline: deadline, leeway: .zero, action: action)
+            if let site { state.sites[id] = (site, clock, deadline) }
             return ScheduledAction(id: id, slot: slot)
         }
     }
 
     func cancel(_ action: ScheduledAction) {
         let removed = state.withLock { state -> DeadlineQueue.Work? in
+            state.activity &+= 1
+            state.sites[action.id] = nil
             for index in state.queues.indices {
                 if let work = state.queues[index].remove(id: action.id, slot: action.slot) { return work }
             }
@@ -83,6 +108,7 @@ final class VirtualClockEngine: TimerScheduler {
     }
 
     func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
+        state.withLock { $0.activity &+= 1 }
         guard let queue else {
             work()
             return
@@ -135,7 +161,10 @@ final class VirtualClockEngine: TimerScheduler {
                 let step = max(offset, .zero)
                 for i in state.now.indices { state.now[i] = state.now[i] + step }
                 remaining -= step
-                return state.queues[index].popFirst(notAfter: state.now[index])?.work
+                state.activity &+= 1
+                guard let popped = state.queues[index].popFirst(notAfter: state.now[index]) else { return nil }
+                state.sites[popped.entry.id] = nil
+                return popped.work
             }
             guard let next else { return ran }
             next.run()
@@ -151,6 +180,53 @@ final class VirtualClockEngine: TimerScheduler {
             ran += advance(by: max(step, .zero))
         }
         return ran
+    }
+
+    /// Advances to the earliest pending deadline (over all clocks) and runs what is due there; 0 if none.
+    func advanceToNextDeadline() -> Int {
+        let step = state.withLock { state in Self.nextDue(&state, within: TempoError.maximumDuration)?.1 }
+        guard let step else { return 0 }
+        return advance(by: max(step, .zero))
+    }
+
+    /// The activity counter and the number of open holds and woken sleepers, read together.
+    var activitySnapshot: (activity: UInt64, holds: Int, woken: Int) {
+        state.withLock { ($0.activity, $0.holds, $0.woken) }
+    }
+
+    /// The pending actions: those armed through a creation site with it, the others with `nil`.
+    var armedActions: [VirtualClock.ArmedTimer] {
+        state.withLock { state in
+            var armed: [VirtualClock.ArmedTimer] = []
+            var unnamed: [TimerClock: Int] = [:]
+            for (_, entry) in state.sites.sorted(by: { $0.key < $1.key }) {
+                armed.append(VirtualClock.ArmedTimer(site: entry.site, clock: entry.clock, deadline: entry.deadline))
+                unnamed[entry.clock, default: 0] -= 1
+            }
+            for clock in TimerClock.allCases {
+                let others = state.queues[Self.index(clock)].count + unnamed[clock, default: 0]
+                for _ in 0..<max(0, others) {
+                    armed.append(VirtualClock.ArmedTimer(site: nil, clock: clock, deadline: nil))
+                }
+            }
+            return armed
+        }
+    }
+
+    /// Counts a sleeper as woken (`+1`) or as running again (`-1`).
+    func changeWoken(by delta: Int) {
+        state.withLock { state in
+            state.woken += delta
+            state.activity &+= 1
+        }
+    }
+
+    /// Opens (`+1`) or closes (`-1`) a hold on auto-advancing.
+    func changeHolds(by delta: Int) {
+        state.withLock { state in
+            state.holds += delta
+            state.activity &+= 1
+        }
     }
 
     func suspend(for duration: Duration) -> Int {

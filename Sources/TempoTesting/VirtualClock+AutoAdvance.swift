@@ -1,0 +1,143 @@
+import Tempo
+
+extension VirtualClock {
+    /// Runs `body` while the clock advances by itself: whenever the code under test has settled, the clock jumps
+    /// to the next pending deadline (over all clocks) and runs what is due there, until `body` returns.
+    ///
+    /// Code written for real time runs unchanged and finishes in milliseconds, in the same order every run:
+    ///
+    /// ```swift
+    /// let clock = VirtualClock()
+    /// try await clock.run {
+    ///     let registry = TimerRegistry<String>(scheduler: clock)
+    ///     try registry.schedule("hourly", every: .seconds(3600)) { _ in backUp() }
+    ///     try await clock.sleep(for: .seconds(24 * 3600))   // a day of virtual time
+    /// }
+    /// ```
+    ///
+    /// Callback timers, `Task.sleep(for:clock:)` and `sleep(until:)` on this clock (or on ``clock(_:)``), tick
+    /// sequences on it and `withTimeout(after:clock:)` with it all advance, since each of them waits by scheduling
+    /// a deadline on the clock.
+    ///
+    /// ## When the clock counts as idle
+    /// The clock sees only what is scheduled on it: schedules, cancels, deliveries through
+    /// ``execute(on:_:)`` and the actions it runs. It counts as *idle*, and advances, when all of these hold:
+    /// - at least one action is pending;
+    /// - no task whose sleep on this clock ended (``sleep(until:tolerance:)``, and so `Task.sleep`, tick sequences
+    ///   and timeouts on it) is still waiting for the executor to run it;
+    /// - none of those events happened during the last `quietPeriod` of real time and the last 3 yields of the
+    ///   driving task (so other tasks resumed by the previous step, such as a continuation resumed by a handler,
+    ///   had the executor to run until they wait again);
+    /// - no ``holdingTime(isolation:_:)`` scope is open.
+    ///
+    /// Work queued on a `DispatchQueue` by a timer's delivery is finished before a step returns (see
+    /// ``execute(on:_:)``), so callback timers are always settled.
+    ///
+    /// ## Work the clock cannot see
+    /// A task waiting on something other than this clock (I/O, a real-time sleep, another clock) looks idle. If
+    /// nothing else is pending the clock waits for it; if deadlines are pending, the clock advances to them once
+    /// the quiet period has passed, even though the task has not finished: a `withTimeout` on this clock around
+    /// real I/O times out in virtual time. Wrap such work in ``holdingTime(isolation:_:)`` to keep the clock still until it
+    /// finishes, or raise `quietPeriod` for computation that runs longer between waits.
+    ///
+    /// ## Ending
+    /// The run ends when `body` returns or throws; timers still armed stay armed (the manual mode takes over:
+    /// nothing moves until the test advances). Outside `run` the clock is manual, as always. Inside it, leave time
+    /// to the run: don't call ``advance(by:)``, ``suspend(for:)`` or ``adjustWallClock(by:)`` from `body`, and don't
+    /// start two runs on one clock at once.
+    ///
+    /// Thread-safety: `body` runs in a child task, and the clock is advanced from a second child task, one step at
+    /// a time. Both prefer an executor of the run's own (a serial queue), as do the child tasks they create (task
+    /// groups, `async let`), so a busy test process does not slow the run down; tasks started with `Task { }` and
+    /// actor-isolated code run where they always do.
+    ///
+    /// - Parameters:
+    ///   - quietPeriod: How long of real time no clock event may happen before the clock advances (default
+    ///     0.5 ms).
+    ///   - maximumSteps: The most deadlines to advance to; a run that needs more throws (default 1,000,000).
+    ///   - stallTimeout: How long of real time `body` may wait while nothing is pending on the clock before the run
+    ///     throws (default 10 s).
+    ///   - body: The code under test; it runs in a child task.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw; ``AutoAdvanceError`` when the step limit was reached or `body` stalled (then
+    ///   `body` is cancelled and awaited first).
+    public func run<Result: Sendable>(
+        quietPeriod: Duration = .microseconds(500),
+        maximumSteps: Int = 1_000_000,
+        stallTimeout: Duration = .seconds(10),
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let driver = AutoAdvanceDriver(
+            engine: engine, quietPeriod: quietPeriod, maximumSteps: maximumSteps, stallTimeout: stallTimeout)
+        return try await withTaskExecutorPreference(RunExecutor()) {
+            try await Self.race(body, against: driver)
+        }
+    }
+
+    /// Runs `body` and the driver as two child tasks until `body` ends.
+    private static func race<Result: Sendable>(
+        _ body: @escaping @Sendable () async throws -> Result,
+        against driver: AutoAdvanceDriver
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: AutoAdvanceOutcome<Result>.self) { group in
+            group.addTask {
+                defer { driver.finish() }
+                return .finished(try await body())
+            }
+            group.addTask {
+                try await driver.drive()
+                return .driverStopped
+            }
+            defer { group.cancelAll() }
+            while let outcome = try await group.next() {
+                if case .finished(let value) = outcome { return value }
+            }
+            preconditionFailure("the body of VirtualClock.run returned no value")
+        }
+    }
+
+    /// Keeps an auto-advancing ``run(quietPeriod:maximumSteps:stallTimeout:_:)`` from moving time while `body`
+    /// runs: for work the clock cannot see, such as real I/O inside a `withTimeout` on this clock.
+    ///
+    /// In the manual mode it only runs `body`.
+    ///
+    /// - Parameters:
+    ///   - isolation: The caller's actor, on which `body` runs.
+    ///   - body: The work to wait for.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw.
+    public func holdingTime<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        engine.changeHolds(by: 1)
+        defer { engine.changeHolds(by: -1) }
+        return try await body()
+    }
+
+    /// Why an auto-advancing run stopped without `body` returning.
+    public enum AutoAdvanceError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The run advanced to `steps` deadlines, the limit, and `body` had not returned (a repeating timer that
+        /// `body` never stops, for example).
+        case tooManySteps(Int)
+        /// Nothing was pending on the clock and nothing happened on it for `after` of real time, while `body`
+        /// still waited: it waits on something the clock cannot advance.
+        case stalled(after: Duration)
+
+        /// A sentence naming the limit that was reached.
+        public var description: String {
+            switch self {
+            case .tooManySteps(let steps):
+                "VirtualClock.run advanced to \(steps) deadlines and its body had not returned"
+            case .stalled(let after):
+                "VirtualClock.run: nothing pending on the clock for \(after) while its body was still waiting"
+            }
+        }
+    }
+}
+
+/// Which child of an auto-advancing run ended.
+private enum AutoAdvanceOutcome<Result: Sendable>: Sendable {
+    case finished(Result)
+    case driverStopped
+}

@@ -1,0 +1,132 @@
+import Clocks
+import Tempo
+import Testing
+
+/// `ClockScheduler` on swift-clocks' clocks: the scheduler's own guarantees.
+@Suite struct ClockSchedulerTests {
+    static let wallStart = TimerInstant(offset: .seconds(1_767_225_600))
+
+    @Test func anActionRunsWhenTheTestClockReachesItsDeadlineAndNotBefore() async throws {
+        let clock = TestClock()
+        let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
+        let log = EventLog()
+        _ = scheduler.schedule(at: TimerInstant(offset: .seconds(1)), leeway: .zero, clock: .monotonic) {
+            log.record("ran at \(scheduler.now(.monotonic))")
+        }
+        #expect(await clock.waitForSleeper())
+        await clock.advance(by: .milliseconds(999))
+        #expect(log.all.isEmpty)
+        #expect(scheduler.pendingCount == 1)
+        await clock.advance(by: .milliseconds(1))
+        #expect(await eventually { log.all.count == 1 })
+        #expect(log.all == ["ran at 1.0 seconds"])
+        #expect(scheduler.pendingCount == 0)
+        try await clock.checkSuspension()
+    }
+
+    @Test func equalDeadlinesRunInSchedulingOrderAcrossTimerClocks() async throws {
+        let clock = TestClock()
+        let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
+        let log = EventLog()
+        let second = TimerInstant(offset: .seconds(2))
+        _ = scheduler.schedule(at: second, leeway: .zero, clock: .monotonic) { log.record("a") }
+        _ = scheduler.schedule(at: Self.wallStart + .seconds(2), leeway: .zero, clock: .wall) { log.record("b") }
+        _ = scheduler.schedule(at: second, leeway: .milliseconds(5), clock: .continuous) { log.record("c") }
+        _ = scheduler.schedule(at: TimerInstant(offset: .seconds(1)), leeway: .zero, clock: .wall) {
+            log.record("wall 1 s after 2026 (due at once)")
+        }
+        _ = scheduler.schedule(at: .zero + .seconds(1), leeway: .zero, clock: .monotonic) { log.record("first") }
+        #expect(await eventually { log.all.count == 1 })
+        #expect(await clock.waitForSleeper())
+        await clock.advance(by: .seconds(2))
+        #expect(await eventually { log.all.count == 5 })
+        #expect(log.all == ["wall 1 s after 2026 (due at once)", "first", "a", "b", "c"])
+    }
+
+    @Test func cancelledActionsNeverRunAndAnEarlierDeadlineReplacesTheSleep() async throws {
+        let clock = TestClock()
+        let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
+        let log = EventLog()
+        let late = scheduler.schedule(at: .zero + .seconds(10), leeway: .zero, clock: .monotonic) {
+            log.record("late")
+        }
+        #expect(await clock.waitForSleeper())
+        _ = scheduler.schedule(at: .zero + .seconds(1), leeway: .zero, clock: .monotonic) { log.record("early") }
+        scheduler.cancel(late)
+        scheduler.cancel(late)  // stale: harmless
+        await clock.advance(by: .seconds(1))
+        #expect(await eventually { log.all.count == 1 })
+        await clock.advance(by: .seconds(20))
+        #expect(log.all == ["early"])
+        #expect(scheduler.pendingCount == 0)
+        try await clock.checkSuspension()
+    }
+
+    @Test func cancellingTheLastPendingActionEndsTheSleepingTask() async throws {
+        let clock = TestClock()
+        let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
+        let action = scheduler.schedule(at: .zero + .seconds(10), leeway: .zero, clock: .monotonic) {}
+        #expect(await clock.waitForSleeper())
+        scheduler.cancel(action)
+        #expect(await clock.waitForNoSleeper())
+    }
+
+    @Test func theWallClockIsTheInjectedClockShiftedToItsStart() async {
+        let clock = TestClock()
+        let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
+        await clock.advance(by: .seconds(90))
+        #expect(scheduler.now(.monotonic) == .zero + .seconds(90))
+        #expect(scheduler.now(.continuous) == .zero + .seconds(90))
+        #expect(scheduler.now(.wall) == Self.wallStart + .seconds(90))
+    }
+
+    @Test func anActionMayScheduleAndCancelFromInsideItself() async throws {
+        let clock = TestClock()
+        let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
+        let log = EventLog()
+        _ = scheduler.schedule(at: .zero + .seconds(1), leeway: .zero, clock: .monotonic) {
+            log.record("outer")
+            _ = scheduler.schedule(at: .zero, leeway: .zero, clock: .monotonic) { log.record("overdue inner") }
+            let never = scheduler.schedule(at: .zero + .seconds(5), leeway: .zero, clock: .monotonic) {
+                log.record("never")
+            }
+            scheduler.cancel(never)
+        }
+        #expect(await clock.waitForSleeper())
+        await clock.advance(by: .seconds(10))
+        #expect(await eventually { log.all.count == 2 })
+        #expect(log.all == ["outer", "overdue inner"])
+        #expect(scheduler.pendingCount == 0)
+    }
+
+    /// `ImmediateClock` yields many times per sleep, so this waits up to 60 s when the suite loads the executor.
+    @Test func onAnImmediateClockHourlyTicksRunBackToBackInOrder() async throws {
+        let clock = ImmediateClock()
+        let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
+        let log = EventLog()
+        let timer = try TempoTimer.every(
+            .seconds(3600), repeats: .times(6), delivery: .immediate, scheduler: scheduler
+        ) { tick in
+            log.record("\(tick.index)@\(tick.due.offset.components.seconds / 3600)h")
+        }
+        let start = ContinuousClock.now
+        while log.all.count < 6 && start.duration(to: .now) < .seconds(60) { await Task.yield() }
+        #expect(log.all == (1...6).map { "\($0)@\($0)h" })
+        #expect(scheduler.now(.monotonic) == .zero + .seconds(6 * 3600))
+        #expect(timer.state == .finished)
+    }
+}
+
+extension TestClock<Duration> {
+    /// Yields until no task sleeps on the clock, giving up after 10 s of real time.
+    ///
+    /// - Returns: Whether no task was asleep.
+    func waitForNoSleeper() async -> Bool {
+        let start = ContinuousClock.now
+        while start.duration(to: .now) < .seconds(10) {
+            if (try? await checkSuspension()) != nil { return true }
+            await Task.yield()
+        }
+        return false
+    }
+}
