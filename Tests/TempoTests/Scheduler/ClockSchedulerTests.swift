@@ -110,7 +110,11 @@ import Testing
             log.record("\(tick.index)@\(tick.due.offset.components.seconds / 3600)h")
         }
         let start = ContinuousClock.now
-        while log.all.count < 6 && start.duration(to: .now) < .seconds(60) { await Task.yield() }
+        // Wait with a real sleep, not a spin of yields: a spinning test holds one of the cooperative pool's threads,
+        // and under ThreadSanitizer with CLI tests holding the other, the scheduler's wake task starved for 60 s.
+        while log.all.count < 6 && start.duration(to: .now) < .seconds(60) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
         #expect(log.all == (1...6).map { "\($0)@\($0)h" })
         #expect(scheduler.now(.monotonic) == .zero + .seconds(6 * 3600))
         #expect(timer.state == .finished)
