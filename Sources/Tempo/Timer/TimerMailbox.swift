@@ -17,8 +17,6 @@ struct TimerMailbox {
     private var rest: [Delivery] = []
     private var restStart = 0
 
-    var isEmpty: Bool { first == nil }
-
     mutating func append(_ delivery: Delivery) {
         if first == nil {
             first = delivery

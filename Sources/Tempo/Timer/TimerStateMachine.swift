@@ -50,12 +50,13 @@ struct TimerStateMachine {
         }
     }
 
-    /// Where a running timer stands with the scheduler.
+    /// Where a running timer stands with the scheduler. A requested or recorded arm is always of generation
+    /// ``armGeneration``: every change of that counter leaves these two cases.
     enum Arming {
-        /// An arm with this generation was requested; its handle is not recorded yet.
-        case requested(generation: UInt64)
-        /// Armed: the scheduler will call back with this generation unless cancelled with the handle.
-        case armed(ScheduledAction, generation: UInt64)
+        /// An arm was requested; its handle is not recorded yet.
+        case requested
+        /// Armed: the scheduler will call back unless cancelled with the handle.
+        case armed(ScheduledAction)
         /// A scheduled tick is in the mailbox: the next deadline is armed once its handlers returned, so that a
         /// slow handler or a busy queue makes the next wake late and the late-tick policy sees every slot that
         /// passed meanwhile, instead of one queued tick per interval.
@@ -259,9 +260,9 @@ struct TimerStateMachine {
 
     mutating func setLeeway(_ leeway: Duration) -> Actions {
         self.leeway = leeway
-        guard case .running(.armed(let action, _)) = phase else { return .none }
+        guard case .running(.armed(let action)) = phase else { return .none }
         var actions = Actions()
-        actions.disarm(disarm(.armed(action, generation: armGeneration)))
+        actions.disarm(disarm(.armed(action)))
         actions.arm(enterRunning())
         return actions
     }
@@ -270,8 +271,8 @@ struct TimerStateMachine {
 
     /// Records the handle of an arm request; returns `false` when the request is stale and must be cancelled.
     mutating func armed(_ action: ScheduledAction, generation: UInt64) -> Bool {
-        guard case .running(.requested(let requested)) = phase, requested == generation else { return false }
-        phase = .running(.armed(action, generation: generation))
+        guard case .running(.requested) = phase, generation == armGeneration else { return false }
+        phase = .running(.armed(action))
         return true
     }
 
@@ -279,8 +280,8 @@ struct TimerStateMachine {
     mutating func deadlineReached(generation: UInt64, now: TimerInstant) -> Actions {
         guard case .running(let arming) = phase else { return .none }
         switch arming {
-        case .requested(let current), .armed(_, let current):
-            guard current == generation else { return .none }
+        case .requested, .armed:
+            guard generation == armGeneration else { return .none }
         case .awaitingDelivery, .never:
             return .none
         }
@@ -401,14 +402,14 @@ struct TimerStateMachine {
             phase = .running(.never)
             return nil
         }
-        phase = .running(.requested(generation: armGeneration))
+        phase = .running(.requested)
         return Arm(deadline: deadline, leeway: leeway, generation: armGeneration)
     }
 
     /// Forgets the current arm; returns the handle to cancel, if one was recorded.
     private mutating func disarm(_ arming: Arming) -> ScheduledAction? {
         armGeneration &+= 1
-        if case .armed(let action, _) = arming { return action }
+        if case .armed(let action) = arming { return action }
         return nil
     }
 
