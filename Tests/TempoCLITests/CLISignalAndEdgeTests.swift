@@ -48,6 +48,26 @@ import Glibc
         #expect(output.elapsed < 25)
     }
 
+    /// Ctrl-C between runs ends the schedule with a summary. The interrupt waits until the first run has started
+    /// (its marker exists), so the signal handlers are installed: on a loaded machine, or under a sanitizer, `tempo`
+    /// can take longer than any fixed delay to get there, and an earlier SIGINT would end it with no summary.
+    @Test func interruptStopsCleanlyWithASummary() async throws {
+        let marker = Self.temporaryPath("first-run")
+        defer { unlink(marker) }
+        let commandStarted = Flag()
+        let output = try await TempoBinary.run(
+            ["every", "100ms", "--", "sh", "-c", "touch \(marker); sleep 0.02"], timeout: 90
+        ) { process in
+            if Self.waitForFile(marker) { commandStarted.set() }
+            Foundation.Thread.sleep(forTimeInterval: 0.25)
+            process.interrupt()
+        }
+        #expect(commandStarted.isSet, "the command never started")
+        #expect(output.status == 130, "stderr: \(output.stderr)")  // 128 + SIGINT, as shells report it
+        #expect(output.stderr.contains("(interrupted)"), "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("0 failed"), "stderr: \(output.stderr)")
+    }
+
     /// A run that ignores the signal is waited for until a second signal, which kills its group.
     @Test func aSecondSignalKillsARunThatIgnoresTheFirst() async throws {
         let marker = Self.temporaryPath("stubborn")

@@ -60,14 +60,4 @@ import Testing
         #expect(output.status == 0)
         #expect(output.stderr.contains("4 runs"), "stderr: \(output.stderr)")
     }
-
-    @Test func interruptStopsCleanlyWithASummary() async throws {
-        let output = try await TempoBinary.run(["every", "100ms", "--", "sleep", "0.02"]) { process in
-            Foundation.Thread.sleep(forTimeInterval: 0.35)
-            process.interrupt()
-        }
-        #expect(output.status == 130, "stderr: \(output.stderr)")  // 128 + SIGINT, as shells report it
-        #expect(output.stderr.contains("(interrupted)"))
-        #expect(output.stderr.contains("0 failed"))
-    }
 }
