@@ -67,12 +67,10 @@ public struct PlanFires: AsyncSequence, Sendable {
 
     /// The iterator of a ``PlanFires``: owned by one task.
     public struct Iterator: AsyncIteratorProtocol {
-        private let sequence: PlanFires
-        private var cursor: PlanCursor?
-        private var ended = false
+        private var fires: PulledIterator<Dates>
 
         init(sequence: PlanFires) {
-            self.sequence = sequence
+            fires = PulledIterator(Dates(sequence: sequence))
         }
 
         /// Waits for the next fire.
@@ -80,39 +78,7 @@ public struct PlanFires: AsyncSequence, Sendable {
         /// - Parameter actor: The caller's actor, on which the iterator stays between sleeps.
         /// - Returns: The next fire, or `nil` when the plan has no more dates or the task was cancelled.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> PlanFire? {
-            guard !ended else { return nil }
-            while !Task.isCancelled {
-                let now = sequence.clock.now
-                let nanoseconds = PlanInstant.nanoseconds(now)
-                var cursor =
-                    self.cursor
-                    ?? PlanCursor(node: sequence.plan.node, policy: sequence.latePolicy, start: nanoseconds)
-                cursor.refreshZones(now: nanoseconds)
-                let decision = cursor.decide(now: nanoseconds)
-                self.cursor = cursor
-                switch decision {
-                case .deliver(let planned, let missed):
-                    return PlanFire(
-                        planned: PlanInstant.date(planned),
-                        lateness: Swift.max(.zero, now - PlanInstant.timerInstant(planned)),
-                        missed: missed, index: cursor.fired)
-                case .wait(let date):
-                    do {
-                        let limit = TempoError.maximumDuration / 2 - .seconds(1)
-                        let wakeup = PlanInstant.timerInstant(cursor.wakeup(for: date, now: nanoseconds))
-                        let deadline = Swift.min(wakeup, TimerInstant(offset: limit))
-                        try await sequence.clock.sleep(until: deadline, tolerance: sequence.leeway)
-                    } catch {
-                        ended = true
-                        return nil
-                    }
-                case .finished:
-                    ended = true
-                    return nil
-                }
-            }
-            ended = true
-            return nil
+            await fires.next(isolation: actor)
         }
 
         /// Waits for the next fire, off any actor; prefer ``next(isolation:)``, which `for await` uses.
@@ -120,6 +86,39 @@ public struct PlanFires: AsyncSequence, Sendable {
         /// - Returns: The next fire, or `nil` when the plan has no more dates or the task was cancelled.
         public mutating func next() async -> PlanFire? {
             await next(isolation: nil)
+        }
+    }
+
+    /// The plan's position for one iterator; its dates start at its first decision.
+    private struct Dates: PulledSchedule {
+        let sequence: PlanFires
+        var cursor: PlanCursor?
+
+        var clock: TempoClock { sequence.clock }
+        var tolerance: Duration { sequence.leeway }
+
+        mutating func decide() -> PulledStep<PlanFire, TimerInstant> {
+            let now = sequence.clock.now
+            let nanoseconds = PlanInstant.nanoseconds(now)
+            var cursor =
+                self.cursor ?? PlanCursor(node: sequence.plan.node, policy: sequence.latePolicy, start: nanoseconds)
+            cursor.refreshZones(now: nanoseconds)
+            let decision = cursor.decide(now: nanoseconds)
+            self.cursor = cursor
+            switch decision {
+            case .deliver(let planned, let missed):
+                return .deliver(
+                    PlanFire(
+                        planned: PlanInstant.date(planned),
+                        lateness: Swift.max(.zero, now - PlanInstant.timerInstant(planned)),
+                        missed: missed, index: cursor.fired))
+            case .wait(let date):
+                let limit = TempoError.maximumDuration / 2 - .seconds(1)
+                let wakeup = PlanInstant.timerInstant(cursor.wakeup(for: date, now: nanoseconds))
+                return .sleep(until: Swift.min(wakeup, TimerInstant(offset: limit)))
+            case .finished:
+                return .finished
+            }
         }
     }
 }

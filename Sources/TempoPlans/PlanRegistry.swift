@@ -1,7 +1,6 @@
 public import Dispatch
 public import Foundation
 public import Tempo
-import TempoLocks
 
 /// Plan timers kept by key, so that a job such as "nightly-backup" can be found, replaced or cancelled again.
 ///
@@ -24,22 +23,13 @@ import TempoLocks
 /// Every method may be called from any thread, including from a handler of the same registry (a handler may
 /// replace or cancel its own key). No user code runs under the registry's lock.
 public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
-    private struct Entry: Sendable {
+    private struct Entry: KeyedEntry {
         let id: UInt64
         let timer: PlanTimer
     }
 
-    private struct Entries: Sendable {
-        var byKey: [Key: Entry] = [:]
-        var nextID: UInt64 = 1
-    }
-
     /// The entries, shared with the entries' handlers (which check that their entry is still current).
-    private final class Storage: Sendable {
-        let state = TempoMutex(Entries())
-    }
-
-    private let storage = Storage()
+    private let storage = KeyedTimers<Key, Entry>()
     /// The scheduler every plan timer of this registry runs on.
     public let scheduler: any TimerScheduler
 
@@ -52,11 +42,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
     }
 
     deinit {
-        let timers = storage.state.withLock { entries in
-            defer { entries.byKey.removeAll() }
-            return entries.byKey.values.map(\.timer)
-        }
-        for timer in timers { timer.cancel() }
+        storage.removeAll()
     }
 
     /// Runs `plan` under `key`, replacing (and cancelling) the key's timer. The timer starts at once.
@@ -83,22 +69,14 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         if let collection = key as? any Collection, collection.isEmpty {
             throw PlanError(.invalidKey, text: "\"\(key)\"", message: "a plan key must not be empty, got \"\(key)\"")
         }
-        let id = storage.state.withLock { entries in
-            defer { entries.nextID += 1 }
-            return entries.nextID
-        }
+        let id = storage.makeID()
         let timer = try PlanTimer(
             plan, latePolicy: latePolicy, leeway: leeway, queue: queue, scheduler: scheduler
         ) { [storage] fire in
-            guard storage.state.withLock({ $0.byKey[key]?.id == id }) else { return }
+            guard storage.isCurrent(key, id: id) else { return }
             handler(fire)
         }
-        let old = storage.state.withLock { $0.byKey.updateValue(Entry(id: id, timer: timer), forKey: key) }
-        old?.timer.cancel()
-        timer.start()
-        // A concurrent `schedule` or `cancel` of the same key may have displaced this entry before `start()`.
-        if storage.state.withLock({ $0.byKey[key]?.id != id }) { timer.cancel() }
-        return old != nil
+        return storage.install(Entry(id: id, timer: timer), forKey: key)
     }
 
     /// Cancels and removes the entry for `key`.
@@ -107,8 +85,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
     /// - Returns: Whether the key had a running entry.
     @discardableResult
     public func cancel(_ key: Key) -> Bool {
-        let removed = storage.state.withLock { $0.byKey.removeValue(forKey: key) }
-        guard let removed else { return false }
+        guard let removed = storage.removeValue(forKey: key) else { return false }
         let wasRunning = removed.timer.state == .running
         removed.timer.cancel()
         return wasRunning
@@ -116,11 +93,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
 
     /// Cancels and removes every entry.
     public func cancelAll() {
-        let removed = storage.state.withLock { entries in
-            defer { entries.byKey.removeAll() }
-            return Array(entries.byKey.values)
-        }
-        for entry in removed { entry.timer.cancel() }
+        storage.removeAll()
     }
 
     /// Whether `key` has an entry whose plan still has dates.
@@ -145,17 +118,13 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         pruned()[key]?.timer.nextDate
     }
 
-    /// The running entries, after removing those whose plans ended.
+    /// The running entries, after removing those whose plans ended (read outside the registry's lock).
     private func pruned() -> [Key: Entry] {
-        let (live, ended) = storage.state.withLock { entries -> ([Key: Entry], [Entry]) in
-            var ended: [Entry] = []
-            for (key, entry) in entries.byKey where entry.timer.state != .running {
-                ended.append(entry)
-                entries.byKey[key] = nil
-            }
-            return (entries.byKey, ended)
-        }
+        let ended = storage.removeAll { $0.timer.state != .running }
         withExtendedLifetime(ended) {}
-        return live
+        return storage.entries
     }
 }
+
+/// A plan timer is started and cancelled by the registry's shared key store.
+extension PlanTimer: KeyedTimer {}

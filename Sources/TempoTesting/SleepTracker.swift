@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import Tempo
 
@@ -9,8 +8,8 @@ import Tempo
 /// task that the clock just resumed has not run yet: the executor may take a while to schedule it. The action
 /// counts the sleep as woken before it resumes the task; the sleeping call uncounts it once it returns in that
 /// task (or throws, if the deadline's action ran anyway).
-final class SleepTracker: TimerScheduler {
-    private let engine: VirtualClockEngine
+final class SleepTracker: EngineView {
+    let engine: VirtualClockEngine
     private let fired = Atomic<Bool>(false)
 
     init(engine: VirtualClockEngine) {
@@ -24,29 +23,13 @@ final class SleepTracker: TimerScheduler {
         }
     }
 
-    func now(_ clock: TimerClock) -> TimerInstant {
-        engine.now(clock)
-    }
-
-    func schedule(
-        at deadline: TimerInstant,
-        leeway: Duration,
-        clock: TimerClock,
-        _ action: @escaping @Sendable () -> Void
-    ) -> ScheduledAction {
-        engine.schedule(at: deadline, leeway: leeway, clock: clock) { [self] in
+    /// Counts the sleep as woken, then resumes it.
+    func wrap(_ action: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        { [self] in
             if !fired.exchange(true, ordering: .acquiringAndReleasing) {
                 engine.changeWoken(by: 1)
             }
             action()
         }
-    }
-
-    func cancel(_ action: ScheduledAction) {
-        engine.cancel(action)
-    }
-
-    func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
-        engine.execute(on: queue, work)
     }
 }

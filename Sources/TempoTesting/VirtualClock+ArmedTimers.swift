@@ -1,4 +1,3 @@
-import Dispatch
 public import Tempo
 public import Testing
 
@@ -150,33 +149,12 @@ extension VirtualClock {
 }
 
 /// A ``VirtualClock`` scheduler that tags what it schedules with where its timer was created.
-private final class SiteScheduler: TimerScheduler {
+private final class SiteScheduler: EngineView {
     let engine: VirtualClockEngine
-    let site: VirtualClock.CreationSite
+    let site: VirtualClock.CreationSite?
 
     init(engine: VirtualClockEngine, site: VirtualClock.CreationSite) {
         self.engine = engine
         self.site = site
-    }
-
-    func now(_ clock: TimerClock) -> TimerInstant {
-        engine.now(clock)
-    }
-
-    func schedule(
-        at deadline: TimerInstant,
-        leeway: Duration,
-        clock: TimerClock,
-        _ action: @escaping @Sendable () -> Void
-    ) -> ScheduledAction {
-        engine.schedule(at: deadline, leeway: leeway, clock: clock, site: site, action)
-    }
-
-    func cancel(_ action: ScheduledAction) {
-        engine.cancel(action)
-    }
-
-    func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
-        engine.execute(on: queue, work)
     }
 }

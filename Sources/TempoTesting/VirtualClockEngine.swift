@@ -13,7 +13,7 @@ import TempoLocks
 /// then stays where it was.
 ///
 /// Thread-safety: every method may be called from any thread; advance from one thread at a time.
-final class VirtualClockEngine: TimerScheduler {
+final class VirtualClockEngine: EngineView {
     private struct State: ~Copyable {
         var now: [TimerInstant]
         var queues = [DeadlineQueue(), DeadlineQueue(), DeadlineQueue()]
@@ -41,14 +41,6 @@ final class VirtualClockEngine: TimerScheduler {
         state = TempoMutex(State(now: now))
     }
 
-    static func index(_ clock: TimerClock) -> Int {
-        switch clock {
-        case .monotonic: 0
-        case .continuous: 1
-        case .wall: 2
-        }
-    }
-
     /// Drops every pending action (outside the lock: they may hold the last reference to their timers) and
     /// keeps no action scheduled later.
     func close() {
@@ -63,17 +55,11 @@ final class VirtualClockEngine: TimerScheduler {
 
     // MARK: TimerScheduler
 
-    func now(_ clock: TimerClock) -> TimerInstant {
-        state.withLock { $0.now[Self.index(clock)] }
-    }
+    /// The engine is its own view: ``EngineView`` schedules an action here with no site and no wrapper.
+    var engine: VirtualClockEngine { self }
 
-    func schedule(
-        at deadline: TimerInstant,
-        leeway: Duration,
-        clock: TimerClock,
-        _ action: @escaping @Sendable () -> Void
-    ) -> ScheduledAction {
-        schedule(at: deadline, leeway: leeway, clock: clock, site: nil, action)
+    func now(_ clock: TimerClock) -> TimerInstant {
+        state.withLock { $0.now[clock.index] }
     }
 
     /// Schedules `action`, remembering `site` (when given) until it runs or is cancelled.
@@ -89,7 +75,7 @@ final class VirtualClockEngine: TimerScheduler {
             state.nextID += 1
             state.activity &+= 1
             guard !state.closed else { return ScheduledAction(id: id) }
-            let slot = state.queues[Self.index(clock)].insert(id: id, deadline: deadline, leeway: .zero, action: action)
+            let slot = state.queues[clock.index].insert(id: id, deadline: deadline, leeway: .zero, action: action)
             if let site { state.sites[id] = (site, clock, deadline) }
             return ScheduledAction(id: id, slot: slot)
         }
@@ -144,7 +130,7 @@ final class VirtualClockEngine: TimerScheduler {
     }
 
     func pendingCount(on clock: TimerClock) -> Int {
-        state.withLock { $0.queues[Self.index(clock)].count }
+        state.withLock { $0.queues[clock.index].count }
     }
 
     func advance(by duration: Duration) -> Int {
@@ -204,7 +190,7 @@ final class VirtualClockEngine: TimerScheduler {
                 unnamed[entry.clock, default: 0] -= 1
             }
             for clock in TimerClock.allCases {
-                let others = state.queues[Self.index(clock)].count + unnamed[clock, default: 0]
+                let others = state.queues[clock.index].count + unnamed[clock, default: 0]
                 for _ in 0..<max(0, others) {
                     armed.append(VirtualClock.ArmedTimer(site: nil, clock: clock, deadline: nil))
                 }

@@ -88,17 +88,10 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
 
     /// The iterator of an ``AsyncTickSequence``: owned by one task.
     public struct Iterator: AsyncIteratorProtocol {
-        private let clock: C
-        private let leeway: Duration
-        private var schedule: SlotSchedule
-        /// The instant slot 0 is due; set by the first `next()`.
-        private var origin: C.Instant?
-        private var ended = false
+        private var ticks: PulledIterator<Grid>
 
         init(clock: C, leeway: Duration, schedule: SlotSchedule) {
-            self.clock = clock
-            self.leeway = leeway
-            self.schedule = schedule
+            ticks = PulledIterator(Grid(clock: clock, tolerance: leeway, slots: schedule))
         }
 
         /// Waits for the next tick; see ``AsyncTickSequence`` for the timing rules.
@@ -106,36 +99,7 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
         /// - Parameter actor: The caller's actor, on which the iterator stays between sleeps.
         /// - Returns: The next tick, or `nil` when a finite sequence is done or the task was cancelled.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
-            guard !ended else { return nil }
-            let origin = self.origin ?? clock.now.advanced(by: schedule.interval)
-            self.origin = origin
-            while !Task.isCancelled {
-                let now = clock.now
-                switch schedule.decide(elapsed: origin.duration(to: now)) {
-                case .deliver(let slot, let missed):
-                    // A delivered slot is due at or before `now`, so its offset is representable.
-                    let due = origin.advanced(by: schedule.offset(of: slot) ?? origin.duration(to: now))
-                    return Element(
-                        index: slot + 1, due: due, lateness: Swift.max(.zero, due.duration(to: now)), missed: missed)
-                case .wait(let slot):
-                    guard let offset = schedule.offset(of: slot) else {
-                        ended = true  // never due: see TickGrid
-                        return nil
-                    }
-                    do {
-                        try await clock.sleep(until: origin.advanced(by: offset), tolerance: leeway)
-                    } catch {
-                        // Clocks throw for cancellation (and a test clock when it is torn down): either ends the loop.
-                        ended = true
-                        return nil
-                    }
-                case .finished:
-                    ended = true
-                    return nil
-                }
-            }
-            ended = true
-            return nil
+            await ticks.next(isolation: actor)
         }
 
         /// Waits for the next tick, off any actor; prefer ``next(isolation:)``, which `for await` uses.
@@ -143,6 +107,36 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
         /// - Returns: The next tick, or `nil` when a finite sequence is done or the task was cancelled.
         public mutating func next() async -> Element? {
             await next(isolation: nil)
+        }
+    }
+
+    /// The grid of one iterator, anchored at its first `next()`.
+    private struct Grid: PulledSchedule {
+        typealias Element = AsyncTick<C.Instant>
+
+        let clock: C
+        let tolerance: Duration
+        var slots: SlotSchedule
+        /// The instant slot 0 is due; set by the first decision.
+        var origin: C.Instant?
+
+        mutating func decide() -> PulledStep<Element, C.Instant> {
+            let origin = self.origin ?? clock.now.advanced(by: slots.interval)
+            self.origin = origin
+            let now = clock.now
+            switch slots.decide(elapsed: origin.duration(to: now)) {
+            case .deliver(let slot, let missed):
+                // A delivered slot is due at or before `now`, so its offset is representable.
+                let due = origin.advanced(by: slots.offset(of: slot) ?? origin.duration(to: now))
+                let lateness = Swift.max(.zero, due.duration(to: now))
+                return .deliver(Element(index: slot + 1, due: due, lateness: lateness, missed: missed))
+            case .wait(let slot):
+                // A slot with no offset is never due: see TickGrid.
+                guard let offset = slots.offset(of: slot) else { return .finished }
+                return .sleep(until: origin.advanced(by: offset))
+            case .finished:
+                return .finished
+            }
         }
     }
 }

@@ -75,14 +75,6 @@ public final class SystemScheduler: TimerScheduler {
         drivers = TimerClock.allCases.map { ClockDriver(clock: $0, backend: backend) }
     }
 
-    private static func index(_ clock: TimerClock) -> Int {
-        switch clock {
-        case .monotonic: 0
-        case .continuous: 1
-        case .wall: 2
-        }
-    }
-
     /// Reads the real clock: `clock_gettime` on the clock's kernel clock.
     ///
     /// - Parameter clock: The clock to read.
@@ -121,7 +113,7 @@ public final class SystemScheduler: TimerScheduler {
         clock: TimerClock,
         work: DeadlineQueue.Work
     ) -> ScheduledAction {
-        let index = Self.index(clock)
+        let index = clock.index
         let id = (nextID.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(index)
         let slot = drivers[index].insert(id: id, deadline: deadline, leeway: leeway, work: work)
         return ScheduledAction(id: id, slot: slot)
@@ -148,7 +140,7 @@ public final class SystemScheduler: TimerScheduler {
     /// - Parameter clock: The clock whose actions to count.
     /// - Returns: Scheduled actions that have neither run nor been cancelled.
     public func pendingCount(on clock: TimerClock) -> Int {
-        drivers[Self.index(clock)].pendingCount
+        drivers[clock.index].pendingCount
     }
 }
 

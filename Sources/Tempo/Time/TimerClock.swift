@@ -33,3 +33,14 @@ public enum TimerClock: Sendable, Hashable, CaseIterable, CustomStringConvertibl
         }
     }
 }
+
+extension TimerClock {
+    /// The clock's position in `allCases` (0, 1, 2): its row in a table kept per clock.
+    package var index: Int {
+        switch self {
+        case .monotonic: 0
+        case .continuous: 1
+        case .wall: 2
+        }
+    }
+}

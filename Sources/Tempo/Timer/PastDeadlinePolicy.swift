@@ -17,6 +17,8 @@ public enum PastDeadlinePolicy: Hashable, Sendable, CaseIterable {
 
 extension TempoTimer.Configuration {
     /// A one-shot configuration due at `deadline`; a deadline `now` has already passed follows `policy`.
+    ///
+    /// Shared by every `at:` entry point so that they treat past deadlines alike.
     static func oneShot(
         at deadline: TimerInstant,
         ifPast policy: PastDeadlinePolicy,
@@ -25,19 +27,16 @@ extension TempoTimer.Configuration {
         clock: TimerClock,
         now: TimerInstant
     ) throws(TempoError) -> TempoTimer.Configuration {
-        switch policy {
-        case .throw:
-            return try oneShot(at: deadline, leeway: leeway, delivery: delivery, clock: clock, now: now)
-        case .fireImmediately:
-            // A past first-tick instant is a late tick: the timer fires at once, due at `deadline`.
-            return TempoTimer.Configuration(
-                every: .seconds(1),
-                repeats: .once,
-                first: .at(deadline),
-                leeway: leeway,
-                delivery: delivery,
-                clock: clock
+        // Under `.fireImmediately` a past first-tick instant is a late tick: the timer fires at once, due at
+        // `deadline`.
+        if policy == .throw, deadline < now {
+            throw TempoError(
+                .invalidInstant,
+                value: "\(deadline)",
+                message: "deadline \(deadline) on the \(clock) clock has already passed (now \(now))"
             )
         }
+        return TempoTimer.Configuration(
+            every: .seconds(1), repeats: .once, first: .at(deadline), leeway: leeway, delivery: delivery, clock: clock)
     }
 }

@@ -66,33 +66,6 @@ extension TempoTimer {
             }
         }
 
-        /// A one-shot configuration due at `deadline`, rejecting a deadline that `now` has already passed.
-        ///
-        /// Shared by every `at:` entry point so that they reject past deadlines alike.
-        static func oneShot(
-            at deadline: TimerInstant,
-            leeway: Duration,
-            delivery: TimerDelivery,
-            clock: TimerClock,
-            now: TimerInstant
-        ) throws(TempoError) -> Configuration {
-            guard deadline >= now else {
-                throw TempoError(
-                    .invalidInstant,
-                    value: "\(deadline)",
-                    message: "deadline \(deadline) on the \(clock) clock has already passed (now \(now))"
-                )
-            }
-            return Configuration(
-                every: .seconds(1),
-                repeats: .once,
-                first: .at(deadline),
-                leeway: leeway,
-                delivery: delivery,
-                clock: clock
-            )
-        }
-
         /// The delay from start (or reset) to the first tick; an absolute first tick counts as one interval on reset.
         var firstDelay: Duration {
             switch firstTick {

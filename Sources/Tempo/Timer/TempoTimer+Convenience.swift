@@ -29,22 +29,11 @@ extension TempoTimer {
         handler: @escaping @Sendable (Target, TimerTick) -> Void
     ) throws(TempoError) {
         let configuration = Configuration(
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock
-        )
+            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery, clock: clock)
+        let bound = WeakTarget(target, handler)
         try self.init(
-            configuration: configuration,
-            scheduler: scheduler,
-            targetIsAlive: { [weak target] in target != nil },
-            handler: { [weak target] tick in
-                if let target { handler(target, tick) }
-            }
-        )
+            configuration: configuration, scheduler: scheduler, targetIsAlive: bound.isAlive, handler: bound.handler)
     }
 
     /// Creates an idle timer with an interval in seconds, converted exactly (0.5 is 500,000,000 ns); call

@@ -30,19 +30,10 @@ extension TempoTimer {
         scheduler: any TimerScheduler = SystemScheduler.shared,
         handler: @escaping Handler
     ) throws(TempoError) -> TempoTimer {
-        let timer = try TempoTimer(
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler,
-            handler: handler
-        )
-        timer.start()
-        return timer
+        try TempoTimer(
+            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery, clock: clock, scheduler: scheduler, handler: handler
+        ).started()
     }
 
     /// Creates a one-shot timer and starts it: its single tick is due `delay` from now.
@@ -70,14 +61,8 @@ extension TempoTimer {
         handler: @escaping Handler
     ) throws(TempoError) -> TempoTimer {
         try every(
-            delay,
-            repeats: .once,
-            leeway: leeway,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler,
-            handler: handler
-        )
+            delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock, scheduler: scheduler,
+            handler: handler)
     }
 
     /// Creates a one-shot timer and starts it: its single tick is due at `deadline` on `clock`.
@@ -108,15 +93,13 @@ extension TempoTimer {
         handler: @escaping Handler
     ) throws(TempoError) -> TempoTimer {
         let configuration = try Configuration.oneShot(
-            at: deadline,
-            ifPast: ifPast,
-            leeway: leeway,
-            delivery: delivery,
-            clock: clock,
-            now: scheduler.now(clock)
-        )
-        let timer = try TempoTimer(configuration: configuration, scheduler: scheduler, handler: handler)
-        timer.start()
-        return timer
+            at: deadline, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock, now: scheduler.now(clock))
+        return try TempoTimer(configuration: configuration, scheduler: scheduler, handler: handler).started()
+    }
+
+    /// Starts the timer and returns it: the tail of every factory that returns a running timer.
+    func started() -> TempoTimer {
+        start()
+        return self
     }
 }

@@ -39,16 +39,8 @@ extension TempoTimer {
         handler: @escaping TimerAwareHandler
     ) throws(TempoError) {
         try self.init(
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler,
-            handler: nil
-        )
+            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery, clock: clock, scheduler: scheduler, handler: nil)
         addObserver(handler)
     }
 
@@ -100,19 +92,10 @@ extension TempoTimer {
         scheduler: any TimerScheduler = SystemScheduler.shared,
         handler: @escaping TimerAwareHandler
     ) throws(TempoError) -> TempoTimer {
-        let timer = try TempoTimer(
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler,
-            handler: handler
-        )
-        timer.start()
-        return timer
+        try TempoTimer(
+            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery, clock: clock, scheduler: scheduler, handler: handler
+        ).started()
     }
 
     /// Creates a one-shot timer whose handler receives the timer, and starts it: its tick is due `delay` from now.
@@ -139,13 +122,7 @@ extension TempoTimer {
         handler: @escaping TimerAwareHandler
     ) throws(TempoError) -> TempoTimer {
         try every(
-            delay,
-            repeats: .once,
-            leeway: leeway,
-            delivery: delivery,
-            clock: clock,
-            scheduler: scheduler,
-            handler: handler
-        )
+            delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock, scheduler: scheduler,
+            handler: handler)
     }
 }

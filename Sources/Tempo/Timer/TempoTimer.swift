@@ -84,14 +84,8 @@ public final class TempoTimer: Sendable {
         handler: Handler? = nil
     ) throws(TempoError) {
         let configuration = Configuration(
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock
-        )
+            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery, clock: clock)
         try self.init(configuration: configuration, scheduler: scheduler, handler: handler)
     }
 

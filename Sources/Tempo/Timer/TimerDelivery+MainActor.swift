@@ -78,16 +78,9 @@ extension TempoTimer {
         handler: @escaping @MainActor (TimerTick) -> Void
     ) throws(TempoError) -> TempoTimer {
         try every(
-            interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery.timerDelivery,
-            clock: clock,
-            scheduler: scheduler,
-            handler: MainActorDelivery.wrap(handler)
-        )
+            interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+            delivery: delivery.timerDelivery, clock: clock, scheduler: scheduler,
+            handler: MainActorDelivery.wrap(handler))
     }
 
     /// Creates a one-shot timer whose handler runs on the main actor, and starts it: due `delay` from now.
@@ -111,13 +104,8 @@ extension TempoTimer {
         handler: @escaping @MainActor (TimerTick) -> Void
     ) throws(TempoError) -> TempoTimer {
         try once(
-            after: delay,
-            leeway: leeway,
-            delivery: delivery.timerDelivery,
-            clock: clock,
-            scheduler: scheduler,
-            handler: MainActorDelivery.wrap(handler)
-        )
+            after: delay, leeway: leeway, delivery: delivery.timerDelivery, clock: clock, scheduler: scheduler,
+            handler: MainActorDelivery.wrap(handler))
     }
 }
 

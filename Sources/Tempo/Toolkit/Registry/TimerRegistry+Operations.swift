@@ -8,7 +8,7 @@ extension TimerRegistry {
     /// - Returns: Whether the key had a timer.
     @discardableResult
     public func cancel(_ key: Key) -> Bool {
-        let removed = storage.state.withLock { $0.entries.removeValue(forKey: key) }
+        let removed = storage.removeValue(forKey: key)
         removed?.timer.cancel()
         return removed != nil
     }
@@ -17,13 +17,7 @@ extension TimerRegistry {
     ///
     /// Timers scheduled concurrently with this call, after it took the entries, stay.
     public func cancelAll() {
-        let removed = storage.state.withLock { state in
-            defer { state.entries.removeAll() }
-            return Array(state.entries.values)
-        }
-        for entry in removed {
-            entry.timer.cancel()
-        }
+        storage.removeAll()
     }
 
     /// Whether `key` has a timer that has not ended, been cancelled, or lost its weak target.
@@ -34,19 +28,19 @@ extension TimerRegistry {
     /// - Returns: `true` while the key's timer is scheduled, paused, or delivering its last tick.
     public func contains(_ key: Key) -> Bool {
         prune()
-        return storage.state.withLock { $0.entries[key] != nil }
+        return storage[key] != nil
     }
 
     /// The keys that have a timer, in no particular order.
     public var keys: [Key] {
         prune()
-        return storage.state.withLock { Array($0.entries.keys) }
+        return Array(storage.entries.keys)
     }
 
     /// The number of timers in the registry.
     public var count: Int {
         prune()
-        return storage.state.withLock { $0.entries.count }
+        return storage.entries.count
     }
 
     /// Pauses the timer under `key`, keeping the time left to its next tick (see ``TempoTimer/pause()``).
@@ -92,7 +86,7 @@ extension TimerRegistry {
     }
 
     private func timer(for key: Key) -> TempoTimer? {
-        storage.state.withLock { $0.entries[key]?.timer }
+        storage[key]?.timer
     }
 
     /// Removes entries whose weak target died or whose timer ended, and cancels their timers.
@@ -100,15 +94,7 @@ extension TimerRegistry {
     /// Whether an entry is dead is read from its timer (under the timer's lock), so it is read outside the
     /// registry's lock: the registry never holds its lock while it takes a timer's (no lock order).
     private func prune() {
-        let entries = storage.state.withLock { Array($0.entries) }
-        let dead = entries.filter { $0.value.isDead }
-        guard !dead.isEmpty else { return }
-        let removed = storage.state.withLock { state in
-            dead.compactMap { key, entry in
-                state.entries[key]?.id == entry.id ? state.entries.removeValue(forKey: key) : nil
-            }
-        }
-        for entry in removed {
+        for entry in storage.removeAll(where: \.isDead) {
             entry.timer.cancel()
         }
     }

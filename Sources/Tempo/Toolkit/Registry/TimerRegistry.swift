@@ -1,6 +1,3 @@
-import Synchronization
-import TempoLocks
-
 /// Timers kept by key, so that a screen, a download or a verification-code countdown can find its timer again.
 ///
 /// ```swift
@@ -35,7 +32,7 @@ import TempoLocks
 /// Every method may be called from any thread, concurrently, including from a handler of a timer of the same
 /// registry (a handler may replace or cancel its own key). No user code runs under the registry's lock.
 public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
-    struct Entry {
+    struct Entry: KeyedEntry {
         let id: UInt64
         let timer: TempoTimer
         let targetIsAlive: (@Sendable () -> Bool)?
@@ -52,31 +49,8 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    struct State {
-        var entries: [Key: Entry] = [:]
-        var nextID: UInt64 = 1
-    }
-
-    /// The entries, held by the registry and (strongly) by its timers' handlers. Handlers do not reference the
-    /// registry itself, so no weak reference to it exists; releasing the registry cancels every timer, which
-    /// breaks the storage ↔ timer cycle.
-    final class Storage: Sendable {
-        let state = TempoMutex(State())
-
-        func isCurrent(_ key: Key, id: UInt64) -> Bool {
-            state.withLock { $0.entries[key]?.id == id }
-        }
-
-        func remove(_ key: Key, id: UInt64) {
-            let removed = state.withLock { state -> Entry? in
-                guard state.entries[key]?.id == id else { return nil }
-                return state.entries.removeValue(forKey: key)
-            }
-            withExtendedLifetime(removed) {}
-        }
-    }
-
-    let storage = Storage()
+    /// The entries, held by the registry and (strongly) by its timers' handlers (see ``KeyedTimers``).
+    let storage = KeyedTimers<Key, Entry>()
 
     /// The scheduler every timer of this registry runs on.
     public let scheduler: any TimerScheduler
@@ -90,13 +64,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     }
 
     deinit {
-        let entries = storage.state.withLock { state in
-            defer { state.entries.removeAll() }
-            return Array(state.entries.values)
-        }
-        for entry in entries {
-            entry.timer.cancel()
-        }
+        storage.removeAll()
     }
 
     // MARK: Scheduling
@@ -150,10 +118,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         try Self.validate(key)
         let total = configuration.repeats.total
         let storage = storage
-        let id = storage.state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
+        let id = storage.makeID()
         // Handler runs check that the entry is still current, so a replaced timer never runs user code
         // once its replacement is in the registry.
         let timer = try TempoTimer(
@@ -169,16 +134,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
                 storage.remove(key, id: id)
             }
         }
-        let entry = Entry(id: id, timer: timer, targetIsAlive: targetIsAlive)
-        let old = storage.state.withLock { $0.entries.updateValue(entry, forKey: key) }
-        old?.timer.cancel()
-        timer.start()
-        // A concurrent `schedule` or `cancel` of the same key may have displaced this entry between the swap
-        // and `start()`; it cancelled the timer before we started it, so cancel again.
-        if !storage.isCurrent(key, id: id) {
-            timer.cancel()
-        }
-        return old != nil
+        return storage.install(Entry(id: id, timer: timer, targetIsAlive: targetIsAlive), forKey: key)
     }
 
     static func validate(_ key: Key) throws(TempoError) {
