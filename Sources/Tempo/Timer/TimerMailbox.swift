@@ -1,27 +1,40 @@
 /// The serial mailbox of one ``TempoTimer``: scheduled ticks, manual fires and state changes, in order.
 ///
-/// The first delivery is stored inline and later ones in an overflow array whose storage is kept, so a timer that
-/// has one delivery pending at a time (the usual case) never allocates for its mailbox. Not thread-safe: it lives
-/// in the timer's state machine, under the timer's lock.
+/// The first delivery is stored inline and later ones in an overflow object, allocated the first time two
+/// deliveries are pending and kept with its storage after that, so a timer that has one delivery pending at a time
+/// (the usual case) never allocates for its mailbox and carries one word for the rest. Not thread-safe: it lives in
+/// the timer's state machine, under the timer's lock.
 struct TimerMailbox {
     /// A unit of work in the mailbox.
     enum Delivery {
-        /// Scheduled slots `first...last` (0-based), due from `firstDue` every interval of the epoch's schedule.
-        case ticks(first: Int, last: Int, firstDue: TimerInstant, missed: Int, epoch: UInt64)
+        /// Scheduled slots `first...first + following` (0-based), due from `firstDue` every interval of the epoch's
+        /// schedule. `following` is last so that it fills the words' tail, and fits 32 bits: one claim hands at most
+        /// ``LateTickPolicy/maximumBurst`` slots to delivery.
+        case ticks(first: Int, firstDue: TimerInstant, missed: Int, epoch: UInt64, following: UInt32)
         case manual(index: Int, requested: TimerInstant, cancelEpoch: UInt64)
         case state(TimerState)
     }
 
+    /// The deliveries after ``first``, oldest at `start`. A class so that the mailbox stays one word for it; it is
+    /// only reached through the mailbox, under the timer's lock.
+    private final class Overflow {
+        var deliveries: [Delivery] = []
+        var start = 0
+    }
+
+    private var overflow: Overflow?
     /// The oldest delivery; `nil` only when the mailbox is empty.
     private(set) var first: Delivery?
-    private var rest: [Delivery] = []
-    private var restStart = 0
 
     mutating func append(_ delivery: Delivery) {
         if first == nil {
             first = delivery
+        } else if let overflow {
+            overflow.deliveries.append(delivery)
         } else {
-            rest.append(delivery)
+            let overflow = Overflow()
+            overflow.deliveries.append(delivery)
+            self.overflow = overflow
         }
     }
 
@@ -32,18 +45,17 @@ struct TimerMailbox {
     }
 
     mutating func removeFirst() {
-        guard restStart < rest.count else {
+        guard let overflow, overflow.start < overflow.deliveries.count else {
             first = nil
             return
         }
-        first = rest[restStart]
-        restStart += 1
-        if restStart == rest.count {
-            rest.removeAll(keepingCapacity: rest.capacity <= 16)
-            restStart = 0
+        first = overflow.deliveries[overflow.start]
+        overflow.start += 1
+        if overflow.start == overflow.deliveries.count {
+            overflow.deliveries.removeAll(keepingCapacity: overflow.deliveries.capacity <= 16)
+            overflow.start = 0
         }
     }
-
     /// The number of scheduled ticks of `epoch` in the mailbox (saturating).
     func scheduledTicks(epoch: UInt64) -> Int {
         var count = 0
@@ -62,11 +74,16 @@ struct TimerMailbox {
     }
 
     private func forEachTicks(epoch: UInt64, _ body: (Int, Int) -> Void) {
-        if case .ticks(let first, let last, _, _, let tickEpoch)? = first, tickEpoch == epoch { body(first, last) }
-        var index = restStart
-        while index < rest.count {
-            if case .ticks(let first, let last, _, _, let tickEpoch) = rest[index], tickEpoch == epoch {
-                body(first, last)
+        if case .ticks(let first, _, _, let tickEpoch, let following)? = first, tickEpoch == epoch {
+            body(first, first + Int(following))
+        }
+        guard let overflow else { return }
+        var index = overflow.start
+        while index < overflow.deliveries.count {
+            if case .ticks(let first, _, _, let tickEpoch, let following) = overflow.deliveries[index],
+                tickEpoch == epoch
+            {
+                body(first, first + Int(following))
             }
             index += 1
         }

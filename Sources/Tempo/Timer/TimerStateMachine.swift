@@ -7,7 +7,10 @@
 /// running) fails loudly in debug builds and does nothing in release builds.
 ///
 /// Nothing here allocates once the timer has run a tick: the mailbox keeps its first delivery inline and reuses
-/// its overflow storage, and a single handler is stored inline.
+/// its overflow storage, and a single handler is stored inline. Rarely used state (a state handler, a target check,
+/// a first tick other than the default, a nonzero leeway, manual fires) lives in a ``TimerExtras`` object that is
+/// only allocated when first needed, and the fields are ordered so that the value has as little padding as
+/// possible: a started timer is one object of a few hundred bytes.
 struct TimerStateMachine {
     typealias Handler = @Sendable (TimerTick) -> Void
     typealias StateHandler = @Sendable (TimerState) -> Void
@@ -92,39 +95,71 @@ struct TimerStateMachine {
         case idle
     }
 
-    /// The parts of the configuration that are not in ``grid`` (interval, late policy) or in the timer (clock,
-    /// delivery).
-    private var repeats: TimerRepeats
-    private var firstTick: FirstTick
-    private(set) var leeway: Duration
-    private(set) var phase = Phase.idle
-    private(set) var fireCount = 0
+    /// How ``TimerRepeats`` was given; the count of ``TimerRepeats/times(_:)`` is the grid's slot count.
+    private enum RepeatsKind {
+        case once
+        case times
+        case forever
+    }
 
-    /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy.
-    private var grid: TickGrid
+    // The fields are ordered by size so that no padding is left between them (see the type's comment).
+
+    /// The number of scheduled ticks delivered since the last start or reset.
+    private(set) var fireCount = 0
     /// Bumped by every arm request and disarm: a scheduler callback or handle of another generation is stale.
     private var armGeneration: UInt64 = 0
     /// Bumped by cancel and reset: queued scheduled ticks of an older epoch are dropped.
     private var epoch: UInt64 = 0
-    /// Bumped by cancel: queued manual fires of an older value are dropped.
-    private var cancelEpoch: UInt64 = 0
-    /// Scheduled ticks that were still queued when ``start(now:)`` began a new run: they were due before the
-    /// restart and are still delivered, but are not counted in the new run's ``fireCount``.
-    private var previousRunTicks = 0
-
-    private var mailbox = TimerMailbox()
+    /// The rarely used state, allocated when first needed.
+    private var extras: TimerExtras?
+    /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy (and, with
+    /// ``repeatsKind``, the repeats of the configuration; the timer keeps the clock and delivery).
+    private var grid: TickGrid
+    private var repeatsKind: RepeatsKind
     private var drainScheduled = false
-
+    private(set) var phase = Phase.idle
+    private var mailbox = TimerMailbox()
     private(set) var handlers = TimerHandlers()
-    private var stateHandler: StateHandler?
 
-    init(config: TempoTimer.Configuration, handler: Handler?) {
-        repeats = config.repeats
-        firstTick = config.firstTick
-        leeway = config.leeway
+    init(config: TempoTimer.Configuration, handler: Handler?, targetIsAlive: (@Sendable () -> Bool)? = nil) {
+        switch config.repeats {
+        case .once: repeatsKind = .once
+        case .times: repeatsKind = .times
+        case .forever: repeatsKind = .forever
+        }
         grid = TickGrid(first: .zero, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
+        if config.firstTick != .afterInterval || config.leeway != .zero || targetIsAlive != nil {
+            let extras = TimerExtras()
+            extras.firstTick = config.firstTick
+            extras.leeway = config.leeway
+            extras.targetIsAlive = targetIsAlive
+            self.extras = extras
+        }
         if let handler { _ = handlers.add(handler) }
     }
+
+    /// The extras, allocated on first use.
+    private mutating func neededExtras() -> TimerExtras {
+        if let extras { return extras }
+        let extras = TimerExtras()
+        self.extras = extras
+        return extras
+    }
+
+    /// How many ticks the timer delivers.
+    private var repeats: TimerRepeats {
+        switch repeatsKind {
+        case .once: .once
+        case .times: .times(grid.slotCount)
+        case .forever: .forever
+        }
+    }
+
+    /// When the first tick is due.
+    private var firstTick: FirstTick { extras?.firstTick ?? .afterInterval }
+
+    /// How late past its due instant a tick may run.
+    var leeway: Duration { extras?.leeway ?? .zero }
 
     // MARK: Queries
 
@@ -185,7 +220,8 @@ struct TimerStateMachine {
             return resume(now: now)
         case .idle, .finished, .cancelled:
             fireCount = 0
-            previousRunTicks = mailbox.scheduledTicks(epoch: epoch)
+            let queued = mailbox.scheduledTicks(epoch: epoch)
+            if queued > 0 || extras != nil { neededExtras().previousRunTicks = queued }
             if case .at(let instant) = firstTick {
                 grid = grid(first: instant)
             } else {
@@ -216,7 +252,7 @@ struct TimerStateMachine {
     mutating func reset(now: TimerInstant, interval: Duration?) -> Actions {
         if let interval { grid = grid(first: grid.nextDue ?? now, interval: interval) }
         epoch &+= 1
-        previousRunTicks = 0
+        extras?.previousRunTicks = 0
         fireCount = 0
         grid = grid(first: now + firstDelay)
         var actions = Actions()
@@ -245,8 +281,10 @@ struct TimerStateMachine {
             break
         }
         epoch &+= 1
-        previousRunTicks = 0
-        cancelEpoch &+= 1
+        if let extras {
+            extras.previousRunTicks = 0
+            extras.cancelEpoch &+= 1
+        }
         phase = .cancelled
         return notify(actions)
     }
@@ -255,11 +293,12 @@ struct TimerStateMachine {
         if case .cancelled = phase { return (false, .none) }
         let next = grid.nextSlot
         let index = next < .max ? next + 1 : .max
+        let cancelEpoch = neededExtras().cancelEpoch
         return (true, enqueue(.manual(index: index, requested: now, cancelEpoch: cancelEpoch)))
     }
 
     mutating func setLeeway(_ leeway: Duration) -> Actions {
-        self.leeway = leeway
+        if leeway != .zero || extras != nil { neededExtras().leeway = leeway }
         guard case .running(.armed(let action)) = phase else { return .none }
         var actions = Actions()
         actions.disarm(disarm(.armed(action)))
@@ -297,9 +336,10 @@ struct TimerStateMachine {
         case .deliver(let first, let last, let missed):
             // A claimed slot is due at or before `now`, so its instant is representable.
             let firstDue = grid.due(first) ?? now
+            // At most `LateTickPolicy.maximumBurst` slots per claim, so the count fits 32 bits.
             actions = enqueue(
                 .ticks(
-                    first: first, last: last, firstDue: firstDue, missed: missed, epoch: epoch))
+                    first: first, firstDue: firstDue, missed: missed, epoch: epoch, following: UInt32(last - first)))
         case .dropped, .finished:
             break
         }
@@ -327,28 +367,28 @@ struct TimerStateMachine {
     // MARK: Delivery
 
     /// Takes the next delivery from the mailbox, dropping stale ones. Ends the drain when empty.
-    mutating func nextStep(now: TimerInstant, targetGone: Bool) -> Step {
+    mutating func nextStep(now: TimerInstant) -> Step {
         assert(drainScheduled, "a drain step was taken with no drain running")
         while let delivery = mailbox.first {
             switch delivery {
-            case .ticks(let first, let last, let firstDue, let missed, let tickEpoch):
+            case .ticks(let first, let firstDue, let missed, let tickEpoch, let following):
                 guard tickEpoch == epoch else {
                     mailbox.removeFirst()
                     continue
                 }
-                if targetGone { return .targetGone }
+                if let targetIsAlive = extras?.targetIsAlive, !targetIsAlive() { return .targetGone }
                 // Ticks of the current epoch follow the current interval (a reset that changes it ends the epoch).
                 let interval = grid.interval
-                if first < last {
+                if following > 0 {
                     mailbox.replaceFirst(
                         with: .ticks(
-                            first: first + 1, last: last, firstDue: firstDue + interval, missed: 0,
-                            epoch: tickEpoch))
+                            first: first + 1, firstDue: firstDue + interval, missed: 0, epoch: tickEpoch,
+                            following: following - 1))
                 } else {
                     mailbox.removeFirst()
                 }
-                if previousRunTicks > 0 {
-                    previousRunTicks -= 1
+                if let extras, extras.previousRunTicks > 0 {
+                    extras.previousRunTicks -= 1
                 } else {
                     fireCount += 1
                 }
@@ -359,13 +399,13 @@ struct TimerStateMachine {
                 return .tick(tick, handlers)
             case .manual(let index, let requested, let manualEpoch):
                 mailbox.removeFirst()
-                guard manualEpoch == cancelEpoch else { continue }
+                guard manualEpoch == extras?.cancelEpoch else { continue }
                 let tick = TimerTick(
                     index: index, due: requested, lateness: max(.zero, now - requested), isManual: true)
                 return .tick(tick, handlers)
             case .state(let state):
                 mailbox.removeFirst()
-                guard let stateHandler else { continue }
+                guard let stateHandler = extras?.stateHandler else { continue }
                 return .state(state, stateHandler)
             }
         }
@@ -389,8 +429,10 @@ struct TimerStateMachine {
     }
 
     mutating func setStateHandler(_ handler: StateHandler?) -> StateHandler? {
-        defer { stateHandler = handler }
-        return stateHandler
+        guard handler != nil || extras != nil else { return nil }
+        let extras = neededExtras()
+        defer { extras.stateHandler = handler }
+        return extras.stateHandler
     }
 
     // MARK: Helpers
@@ -425,7 +467,7 @@ struct TimerStateMachine {
 
     /// Queues a state-change notification for the phase just entered, if someone listens.
     private mutating func notify(_ actions: Actions) -> Actions {
-        guard stateHandler != nil else { return actions }
+        guard extras?.stateHandler != nil else { return actions }
         var actions = actions
         actions.startDrain = enqueue(.state(phase.state)).startDrain || actions.startDrain
         return actions
