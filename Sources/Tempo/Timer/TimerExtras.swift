@@ -15,9 +15,6 @@ final class TimerExtras {
     /// For a timer bound to a target: whether the target is still alive. Only ever a weak-reference check made by
     /// Tempo (never user code), so it is safe to call under the timer's lock.
     var targetIsAlive: (@Sendable () -> Bool)?
-    /// Bumped by cancel: queued manual fires of an older value are dropped. A manual fire allocates this object
-    /// first, so a timer without it has no manual fire queued and a cancel need not count.
-    var cancelEpoch: UInt64 = 0
     /// Scheduled ticks that were still queued when a start began a new run (see
     /// `TimerStateMachine.start(now:)`).
     var previousRunTicks = 0

@@ -7,11 +7,13 @@
 struct TimerMailbox {
     /// A unit of work in the mailbox.
     enum Delivery {
-        /// Scheduled slots `first...first + following` (0-based), due from `firstDue` every interval of the epoch's
-        /// schedule. `following` is last so that it fills the words' tail, and fits 32 bits: one claim hands at most
+        /// Scheduled slots `first...first + following` (0-based), due from `firstDue` every interval of the current
+        /// schedule (cancel and reset remove queued ticks with ``removeTicks(andManualFires:)``). `following` is
+        /// last so that it fills the words' tail, and fits 32 bits: one claim hands at most
         /// ``LateTickPolicy/maximumBurst`` slots to delivery.
-        case ticks(first: Int, firstDue: TimerInstant, missed: Int, epoch: UInt64, following: UInt32)
-        case manual(index: Int, requested: TimerInstant, cancelEpoch: UInt64)
+        case ticks(first: Int, firstDue: TimerInstant, missed: Int, following: UInt32)
+        /// A manual fire (cancel removes queued ones).
+        case manual(index: Int, requested: TimerInstant)
         case state(TimerState)
     }
 
@@ -56,33 +58,55 @@ struct TimerMailbox {
             overflow.start = 0
         }
     }
-    /// The number of scheduled ticks of `epoch` in the mailbox (saturating).
-    func scheduledTicks(epoch: UInt64) -> Int {
+    /// Removes every queued scheduled tick, and with `andManualFires` every manual fire, keeping the order of the
+    /// rest: what a cancel or a reset drops. Allocates nothing.
+    ///
+    /// - Complexity: O(n) in the number of queued deliveries.
+    mutating func removeTicks(andManualFires: Bool) {
+        func isDropped(_ delivery: Delivery) -> Bool {
+            switch delivery {
+            case .ticks: true
+            case .manual: andManualFires
+            case .state: false
+            }
+        }
+        if let overflow {
+            if overflow.start > 0 {
+                overflow.deliveries.removeSubrange(0..<overflow.start)
+                overflow.start = 0
+            }
+            overflow.deliveries.removeAll(where: isDropped)
+        }
+        while let head = first, isDropped(head) {
+            removeFirst()
+        }
+    }
+
+    /// The number of scheduled ticks in the mailbox (saturating).
+    func scheduledTicks() -> Int {
         var count = 0
-        forEachTicks(epoch: epoch) { first, last in
+        forEachTicks { first, last in
             let (sum, overflow) = count.addingReportingOverflow(last - first + 1)
             count = overflow ? .max : sum
         }
         return count
     }
 
-    /// Whether the mailbox holds scheduled ticks of `epoch`.
-    func hasScheduledTicks(epoch: UInt64) -> Bool {
+    /// Whether the mailbox holds scheduled ticks.
+    func hasScheduledTicks() -> Bool {
         var found = false
-        forEachTicks(epoch: epoch) { _, _ in found = true }
+        forEachTicks { _, _ in found = true }
         return found
     }
 
-    private func forEachTicks(epoch: UInt64, _ body: (Int, Int) -> Void) {
-        if case .ticks(let first, _, _, let tickEpoch, let following)? = first, tickEpoch == epoch {
+    private func forEachTicks(_ body: (Int, Int) -> Void) {
+        if case .ticks(let first, _, _, let following)? = first {
             body(first, first + Int(following))
         }
         guard let overflow else { return }
         var index = overflow.start
         while index < overflow.deliveries.count {
-            if case .ticks(let first, _, _, let tickEpoch, let following) = overflow.deliveries[index],
-                tickEpoch == epoch
-            {
+            if case .ticks(let first, _, _, let following) = overflow.deliveries[index] {
                 body(first, first + Int(following))
             }
             index += 1

@@ -8,9 +8,10 @@
 ///
 /// Nothing here allocates once the timer has run a tick: the mailbox keeps its first delivery inline and reuses
 /// its overflow storage, and a single handler is stored inline. Rarely used state (a state handler, a target check,
-/// a first tick other than the default, a nonzero leeway, manual fires) lives in a ``TimerExtras`` object that is
-/// only allocated when first needed, and the fields are ordered so that the value has as little padding as
-/// possible: a started timer is one object of a few hundred bytes.
+/// a first tick other than the default, a nonzero leeway, ticks still queued from a previous run) lives in a
+/// ``TimerExtras`` object that is only allocated when first needed, and the fields are ordered so that the value
+/// has as little padding as possible: a started timer is one object of a few hundred bytes. Cancel and reset remove
+/// the deliveries they drop from the mailbox at once, so queued deliveries carry no epoch to compare.
 struct TimerStateMachine {
     typealias Handler = @Sendable (TimerTick) -> Void
     typealias StateHandler = @Sendable (TimerState) -> Void
@@ -108,8 +109,6 @@ struct TimerStateMachine {
     private(set) var fireCount = 0
     /// Bumped by every arm request and disarm: a scheduler callback or handle of another generation is stale.
     private var armGeneration: UInt64 = 0
-    /// Bumped by cancel and reset: queued scheduled ticks of an older epoch are dropped.
-    private var epoch: UInt64 = 0
     /// The rarely used state, allocated when first needed.
     private var extras: TimerExtras?
     /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy (and, with
@@ -220,7 +219,7 @@ struct TimerStateMachine {
             return resume(now: now)
         case .idle, .finished, .cancelled:
             fireCount = 0
-            let queued = mailbox.scheduledTicks(epoch: epoch)
+            let queued = mailbox.scheduledTicks()
             if queued > 0 || extras != nil { neededExtras().previousRunTicks = queued }
             if case .at(let instant) = firstTick {
                 grid = grid(first: instant)
@@ -251,7 +250,7 @@ struct TimerStateMachine {
 
     mutating func reset(now: TimerInstant, interval: Duration?) -> Actions {
         if let interval { grid = grid(first: grid.nextDue ?? now, interval: interval) }
-        epoch &+= 1
+        mailbox.removeTicks(andManualFires: false)
         extras?.previousRunTicks = 0
         fireCount = 0
         grid = grid(first: now + firstDelay)
@@ -280,11 +279,8 @@ struct TimerStateMachine {
         case .idle, .paused, .finished:
             break
         }
-        epoch &+= 1
-        if let extras {
-            extras.previousRunTicks = 0
-            extras.cancelEpoch &+= 1
-        }
+        mailbox.removeTicks(andManualFires: true)
+        extras?.previousRunTicks = 0
         phase = .cancelled
         return notify(actions)
     }
@@ -293,8 +289,7 @@ struct TimerStateMachine {
         if case .cancelled = phase { return (false, .none) }
         let next = grid.nextSlot
         let index = next < .max ? next + 1 : .max
-        let cancelEpoch = neededExtras().cancelEpoch
-        return (true, enqueue(.manual(index: index, requested: now, cancelEpoch: cancelEpoch)))
+        return (true, enqueue(.manual(index: index, requested: now)))
     }
 
     mutating func setLeeway(_ leeway: Duration) -> Actions {
@@ -339,14 +334,14 @@ struct TimerStateMachine {
             // At most `LateTickPolicy.maximumBurst` slots per claim, so the count fits 32 bits.
             actions = enqueue(
                 .ticks(
-                    first: first, firstDue: firstDue, missed: missed, epoch: epoch, following: UInt32(last - first)))
+                    first: first, firstDue: firstDue, missed: missed, following: UInt32(last - first)))
         case .dropped, .finished:
             break
         }
         if grid.isFinished {
             phase = .finished
             actions = notify(actions)
-        } else if mailbox.hasScheduledTicks(epoch: epoch) {
+        } else if mailbox.hasScheduledTicks() {
             phase = .running(.awaitingDelivery)
         } else {
             actions.arm(enterRunning())
@@ -356,7 +351,7 @@ struct TimerStateMachine {
 
     /// A scheduled tick's handlers returned: arm the next deadline if it was held back for this delivery.
     mutating func scheduledTickDelivered() -> Actions {
-        guard case .running(.awaitingDelivery) = phase, !mailbox.hasScheduledTicks(epoch: epoch) else {
+        guard case .running(.awaitingDelivery) = phase, !mailbox.hasScheduledTicks() else {
             return .none
         }
         var actions = Actions()
@@ -366,24 +361,20 @@ struct TimerStateMachine {
 
     // MARK: Delivery
 
-    /// Takes the next delivery from the mailbox, dropping stale ones. Ends the drain when empty.
+    /// Takes the next delivery from the mailbox (state changes nobody listens to are dropped). Ends the drain when
+    /// empty.
     mutating func nextStep(now: TimerInstant) -> Step {
         assert(drainScheduled, "a drain step was taken with no drain running")
         while let delivery = mailbox.first {
             switch delivery {
-            case .ticks(let first, let firstDue, let missed, let tickEpoch, let following):
-                guard tickEpoch == epoch else {
-                    mailbox.removeFirst()
-                    continue
-                }
+            case .ticks(let first, let firstDue, let missed, let following):
                 if let targetIsAlive = extras?.targetIsAlive, !targetIsAlive() { return .targetGone }
-                // Ticks of the current epoch follow the current interval (a reset that changes it ends the epoch).
+                // Queued ticks follow the current interval (a reset, which may change it, removes them).
                 let interval = grid.interval
                 if following > 0 {
                     mailbox.replaceFirst(
                         with: .ticks(
-                            first: first + 1, firstDue: firstDue + interval, missed: 0, epoch: tickEpoch,
-                            following: following - 1))
+                            first: first + 1, firstDue: firstDue + interval, missed: 0, following: following - 1))
                 } else {
                     mailbox.removeFirst()
                 }
@@ -397,9 +388,8 @@ struct TimerStateMachine {
                     index: first + 1, due: firstDue, lateness: lateness, missed: missed,
                     overdue: lateness.saturatingAdding(interval, times: missed))
                 return .tick(tick, handlers)
-            case .manual(let index, let requested, let manualEpoch):
+            case .manual(let index, let requested):
                 mailbox.removeFirst()
-                guard manualEpoch == extras?.cancelEpoch else { continue }
                 let tick = TimerTick(
                     index: index, due: requested, lateness: max(.zero, now - requested), isManual: true)
                 return .tick(tick, handlers)
