@@ -2,7 +2,8 @@
 ///
 /// A started timer with one handler, the default first tick, zero leeway and no state handler never allocates it,
 /// so that each armed timer costs as few bytes as possible. Once allocated it stays (a later tick never allocates
-/// it again). Not thread-safe: it is only reached through the timer's state machine, under the timer's lock.
+/// it again). Not thread-safe: it is only reached through the timer's state machine (its mailbox holds the
+/// reference), under the timer's lock.
 final class TimerExtras {
     typealias StateHandler = @Sendable (TimerState) -> Void
 
@@ -18,4 +19,9 @@ final class TimerExtras {
     /// Scheduled ticks that were still queued when a start began a new run (see
     /// `TimerStateMachine.start(now:)`).
     var previousRunTicks = 0
+    /// The time left to the next tick of a paused timer.
+    var pausedRemaining = Duration.zero
+    /// The mailbox's deliveries after its first, oldest at ``overflowStart``; the storage is kept once grown.
+    var overflow: [TimerMailbox.Delivery] = []
+    var overflowStart = 0
 }

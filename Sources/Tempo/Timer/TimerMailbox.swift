@@ -1,9 +1,10 @@
 /// The serial mailbox of one ``TempoTimer``: scheduled ticks, manual fires and state changes, in order.
 ///
-/// The first delivery is stored inline and later ones in an overflow object, allocated the first time two
-/// deliveries are pending and kept with its storage after that, so a timer that has one delivery pending at a time
-/// (the usual case) never allocates for its mailbox and carries one word for the rest. Not thread-safe: it lives in
-/// the timer's state machine, under the timer's lock.
+/// The first delivery is stored inline and later ones in the timer's ``TimerExtras``, allocated the first time two
+/// deliveries are pending (if nothing else needed it before) and kept with its storage after that, so a timer that
+/// has one delivery pending at a time (the usual case) never allocates for its mailbox. The mailbox holds the
+/// extras' reference for the whole state machine, so that it costs one word. Not thread-safe: it lives in the
+/// timer's state machine, under the timer's lock.
 struct TimerMailbox {
     /// A unit of work in the mailbox.
     enum Delivery {
@@ -17,27 +18,25 @@ struct TimerMailbox {
         case state(TimerState)
     }
 
-    /// The deliveries after ``first``, oldest at `start`. A class so that the mailbox stays one word for it; it is
-    /// only reached through the mailbox, under the timer's lock.
-    private final class Overflow {
-        var deliveries: [Delivery] = []
-        var start = 0
-    }
-
-    private var overflow: Overflow?
+    /// The timer's rarely used state, which keeps the deliveries after ``first``; `nil` until first needed.
+    private(set) var extras: TimerExtras?
     /// The oldest delivery; `nil` only when the mailbox is empty.
     private(set) var first: Delivery?
 
     mutating func append(_ delivery: Delivery) {
         if first == nil {
             first = delivery
-        } else if let overflow {
-            overflow.deliveries.append(delivery)
         } else {
-            let overflow = Overflow()
-            overflow.deliveries.append(delivery)
-            self.overflow = overflow
+            neededExtras().overflow.append(delivery)
         }
+    }
+
+    /// The extras, allocated on first use.
+    mutating func neededExtras() -> TimerExtras {
+        if let extras { return extras }
+        let extras = TimerExtras()
+        self.extras = extras
+        return extras
     }
 
     /// Replaces the oldest delivery (what is left of a run of ticks after its first one was taken).
@@ -47,15 +46,15 @@ struct TimerMailbox {
     }
 
     mutating func removeFirst() {
-        guard let overflow, overflow.start < overflow.deliveries.count else {
+        guard let extras, extras.overflowStart < extras.overflow.count else {
             first = nil
             return
         }
-        first = overflow.deliveries[overflow.start]
-        overflow.start += 1
-        if overflow.start == overflow.deliveries.count {
-            overflow.deliveries.removeAll(keepingCapacity: overflow.deliveries.capacity <= 16)
-            overflow.start = 0
+        first = extras.overflow[extras.overflowStart]
+        extras.overflowStart += 1
+        if extras.overflowStart == extras.overflow.count {
+            extras.overflow.removeAll(keepingCapacity: extras.overflow.capacity <= 16)
+            extras.overflowStart = 0
         }
     }
     /// Removes every queued scheduled tick, and with `andManualFires` every manual fire, keeping the order of the
@@ -70,12 +69,12 @@ struct TimerMailbox {
             case .state: false
             }
         }
-        if let overflow {
-            if overflow.start > 0 {
-                overflow.deliveries.removeSubrange(0..<overflow.start)
-                overflow.start = 0
+        if let extras {
+            if extras.overflowStart > 0 {
+                extras.overflow.removeSubrange(0..<extras.overflowStart)
+                extras.overflowStart = 0
             }
-            overflow.deliveries.removeAll(where: isDropped)
+            extras.overflow.removeAll(where: isDropped)
         }
         while let head = first, isDropped(head) {
             removeFirst()
@@ -103,10 +102,10 @@ struct TimerMailbox {
         if case .ticks(let first, _, _, let following)? = first {
             body(first, first + Int(following))
         }
-        guard let overflow else { return }
-        var index = overflow.start
-        while index < overflow.deliveries.count {
-            if case .ticks(let first, _, _, let following) = overflow.deliveries[index] {
+        guard let extras else { return }
+        var index = extras.overflowStart
+        while index < extras.overflow.count {
+            if case .ticks(let first, _, _, let following) = extras.overflow[index] {
                 body(first, first + Int(following))
             }
             index += 1

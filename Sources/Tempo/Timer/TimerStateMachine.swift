@@ -1,17 +1,19 @@
 /// The state of one ``TempoTimer``, as a value type whose events return what to do after the lock is released.
 ///
-/// The lifecycle is ``Phase``, an enum whose cases carry their own data (the arming of a running timer, the time
-/// left of a paused one). Each event returns ``Actions``: how the scheduler's arm changes and whether a drain of
-/// the mailbox must start. Arming, disarming and running handlers happen outside the lock, so handlers may call
-/// any method on their own timer. An event that the owner must never send in a state (a drain step with no drain
-/// running) fails loudly in debug builds and does nothing in release builds.
+/// The lifecycle is ``Phase``, an enum whose cases carry their own data (the arming of a running timer; the time
+/// left of a paused one is in ``TimerExtras``, so that the phase fits in 14 bytes). Each event returns ``Actions``:
+/// how the scheduler's arm changes and whether a drain of the mailbox must start. Arming, disarming and running
+/// handlers happen outside the lock, so handlers may call any method on their own timer. An event that the owner
+/// must never send in a state (a drain step with no drain running) fails loudly in debug builds and does nothing in
+/// release builds.
 ///
 /// Nothing here allocates once the timer has run a tick: the mailbox keeps its first delivery inline and reuses
 /// its overflow storage, and a single handler is stored inline. Rarely used state (a state handler, a target check,
-/// a first tick other than the default, a nonzero leeway, ticks still queued from a previous run) lives in a
-/// ``TimerExtras`` object that is only allocated when first needed, and the fields are ordered so that the value
-/// has as little padding as possible: a started timer is one object of a few hundred bytes. Cancel and reset remove
-/// the deliveries they drop from the mailbox at once, so queued deliveries carry no epoch to compare.
+/// a first tick other than the default, a nonzero leeway, the time left while paused, ticks still queued from a
+/// previous run, the mailbox's overflow) lives in a ``TimerExtras`` object that is only allocated when first
+/// needed, and the fields are ordered so that the value has as little padding as possible: a started timer is one
+/// object of about 200 bytes. Cancel and reset remove the deliveries they drop from the mailbox at once, so queued
+/// deliveries carry no epoch to compare.
 struct TimerStateMachine {
     typealias Handler = @Sendable (TimerTick) -> Void
     typealias StateHandler = @Sendable (TimerState) -> Void
@@ -73,7 +75,8 @@ struct TimerStateMachine {
     enum Phase {
         case idle
         case running(Arming)
-        case paused(remaining: Duration)
+        /// Paused, with the time left to the next tick in ``TimerExtras/pausedRemaining``.
+        case paused
         case finished
         case cancelled
 
@@ -109,8 +112,6 @@ struct TimerStateMachine {
     private(set) var fireCount = 0
     /// Bumped by every arm request and disarm: a scheduler callback or handle of another generation is stale.
     private var armGeneration: UInt64 = 0
-    /// The rarely used state, allocated when first needed.
-    private var extras: TimerExtras?
     /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy (and, with
     /// ``repeatsKind``, the repeats of the configuration; the timer keeps the clock and delivery).
     private var grid: TickGrid
@@ -128,21 +129,20 @@ struct TimerStateMachine {
         }
         grid = TickGrid(first: .zero, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
         if config.firstTick != .afterInterval || config.leeway != .zero || targetIsAlive != nil {
-            let extras = TimerExtras()
+            let extras = mailbox.neededExtras()
             extras.firstTick = config.firstTick
             extras.leeway = config.leeway
             extras.targetIsAlive = targetIsAlive
-            self.extras = extras
         }
         if let handler { _ = handlers.add(handler) }
     }
 
+    /// The rarely used state, or `nil` while nothing needed it (the mailbox holds it).
+    private var extras: TimerExtras? { mailbox.extras }
+
     /// The extras, allocated on first use.
     private mutating func neededExtras() -> TimerExtras {
-        if let extras { return extras }
-        let extras = TimerExtras()
-        self.extras = extras
-        return extras
+        mailbox.neededExtras()
     }
 
     /// How many ticks the timer delivers.
@@ -199,7 +199,7 @@ struct TimerStateMachine {
     func timeUntilNextTick(now: TimerInstant) -> Duration? {
         switch phase {
         case .running: grid.timeUntilNextSlot(from: now)
-        case .paused(let remaining): remaining
+        case .paused: extras?.pausedRemaining ?? .zero
         case .idle, .finished, .cancelled: nil
         }
     }
@@ -236,12 +236,14 @@ struct TimerStateMachine {
         guard case .running(let arming) = phase else { return .none }
         var actions = Actions()
         actions.disarm(disarm(arming))
-        phase = .paused(remaining: grid.timeUntilNextSlot(from: now) ?? .zero)
+        neededExtras().pausedRemaining = grid.timeUntilNextSlot(from: now) ?? .zero
+        phase = .paused
         return notify(actions)
     }
 
     mutating func resume(now: TimerInstant) -> Actions {
-        guard case .paused(let remaining) = phase else { return .none }
+        guard case .paused = phase else { return .none }
+        let remaining = extras?.pausedRemaining ?? .zero
         grid.moveNextSlot(to: now + remaining)
         var actions = Actions()
         actions.arm(enterRunning())
@@ -257,7 +259,7 @@ struct TimerStateMachine {
         var actions = Actions()
         switch phase {
         case .paused:
-            phase = .paused(remaining: firstDelay)
+            neededExtras().pausedRemaining = firstDelay
             return actions
         case .running(let arming):
             actions.disarm(disarm(arming))
