@@ -26,8 +26,6 @@ package struct TickGrid: Hashable, Sendable {
     package let interval: Duration
     /// The number of slots: the finite count, or `Int.max` for a grid that never ends on its own.
     package let slotCount: Int
-    /// What happens to slots that are found late.
-    package let policy: LateTickPolicy
     /// The slot due at ``anchor`` (slot 0 until ``moveNextSlot(to:)``).
     private var anchorSlot = 0
     /// The due instant of ``anchorSlot``.
@@ -36,6 +34,9 @@ package struct TickGrid: Hashable, Sendable {
     package private(set) var nextSlot = 0
     /// Slots dropped by ``LateTickPolicy/skip`` since the last delivery.
     package private(set) var dropped = 0
+    /// What happens to slots that are found late. Declared last, so that owners can pack small fields into the
+    /// grid's tail padding.
+    package let policy: LateTickPolicy
 
     /// Creates a grid whose slot 0 is due at `first`.
     ///

@@ -5,6 +5,9 @@
 /// small keys order the slots: one by deadline (what is due) and one by deadline + leeway (when to wake); a key
 /// whose slot was cancelled or reused is skipped lazily, and the heaps are rebuilt when dead keys outnumber live
 /// ones. Not thread-safe: callers keep it in a lock.
+///
+/// A slot is 32 bytes and a key 32: a slot holds a target and its tag inline, while closures, which Tempo's own
+/// timers never use, live in a dictionary by slot (which also keeps its storage once grown).
 package struct DeadlineQueue: Sendable {
     package typealias Action = @Sendable () -> Void
 
@@ -30,23 +33,29 @@ package struct DeadlineQueue: Sendable {
         package var id: UInt64
     }
 
-    /// A table row: the id of the action it holds (0 when free), its work and whether it has leeway.
+    /// A table row: the id of the action it holds (0 when free) and its target with the target's tag (`nil` for a
+    /// closure, which is in ``actions``). No `Work` here: its closure case would add a tag byte, and 8 bytes of
+    /// stride, to every row.
     private struct Slot: Sendable {
         var id: UInt64
-        var work: Work?
-        var hasLeeway = false
+        var tag: UInt64 = 0
+        var target: (any ScheduledTarget)?
     }
 
+    /// A heap key: `hasLeeway` (of the slot's entry) fills what would be padding.
     private struct Key: Comparable, Sendable {
         var instant: TimerInstant
         var id: UInt64
         var slot: UInt32
+        var hasLeeway = false
         static func < (a: Key, b: Key) -> Bool {
             a.instant != b.instant ? a.instant < b.instant : a.id < b.id
         }
     }
 
     private var slots: [Slot] = []
+    /// The closures of the slots that hold one.
+    private var actions: [UInt32: Action] = [:]
     private var freeSlots: [UInt32] = []
     private var byDeadline = BinaryHeap<Key>()
     private var byLatest = BinaryHeap<Key>()
@@ -71,19 +80,28 @@ package struct DeadlineQueue: Sendable {
     @discardableResult
     package mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: Work) -> UInt32 {
         precondition(id != 0, "DeadlineQueue ids are nonzero")
+        let row: Slot
+        switch work {
+        case .action: row = Slot(id: id)
+        case .target(let target, let tag): row = Slot(id: id, tag: tag, target: target)
+        }
         let slot: UInt32
         if let free = freeSlots.popLast() {
             slot = free
-            slots[Int(slot)] = Slot(id: id, work: work, hasLeeway: leeway != .zero)
+            slots[Int(slot)] = row
         } else {
             precondition(slots.count < Int(UInt32.max), "DeadlineQueue is full")
             slot = UInt32(slots.count)
-            slots.append(Slot(id: id, work: work, hasLeeway: leeway != .zero))
+            slots.append(row)
+        }
+        if case .action(let action) = work {
+            actions[slot] = action
         }
         live += 1
-        byDeadline.insert(Key(instant: deadline, id: id, slot: slot))
-        if leeway != .zero {
-            byLatest.insert(Key(instant: deadline + leeway, id: id, slot: slot))
+        let hasLeeway = leeway != .zero
+        byDeadline.insert(Key(instant: deadline, id: id, slot: slot, hasLeeway: hasLeeway))
+        if hasLeeway {
+            byLatest.insert(Key(instant: deadline + leeway, id: id, slot: slot, hasLeeway: true))
         }
         return slot
     }
@@ -111,11 +129,14 @@ package struct DeadlineQueue: Sendable {
     }
 
     private mutating func release(_ slot: UInt32) -> Work? {
-        let work = slots[Int(slot)].work
-        slots[Int(slot)] = Slot(id: 0, work: nil)
+        let row = slots[Int(slot)]
+        slots[Int(slot)] = Slot(id: 0)
         freeSlots.append(slot)
         live -= 1
-        return work
+        if let target = row.target {
+            return .target(target, tag: row.tag)
+        }
+        return actions.removeValue(forKey: slot).map { .action($0) }
     }
 
     /// The earliest deadline of a live entry.
@@ -133,7 +154,7 @@ package struct DeadlineQueue: Sendable {
     /// deadline + leeway of the entries with leeway.
     package mutating func wakeInstant() -> TimerInstant? {
         guard let first = earliestDeadline() else { return nil }
-        guard slots[Int(byDeadline.min!.slot)].hasLeeway else { return first.deadline }
+        guard byDeadline.min!.hasLeeway else { return first.deadline }
         while let top = byLatest.min {
             if isLive(top) { return top.instant }
             byLatest.removeMin()
@@ -179,6 +200,9 @@ package struct DeadlineQueue: Sendable {
         precondition(byDeadline.count >= live, "deadline heap lost entries")
         precondition(slots.count == live + freeSlots.count, "slot table and free list disagree")
         precondition(slots.filter { $0.id != 0 }.count == live, "live count is wrong")
+        precondition(
+            actions.keys.allSatisfy { slots[Int($0)].id != 0 && slots[Int($0)].target == nil },
+            "a closure is kept for a free slot or a target's slot")
         #endif
     }
 }

@@ -42,20 +42,23 @@ public final class TempoTimer: Sendable {
     /// A closure called for each tick.
     public typealias Handler = @Sendable (TimerTick) -> Void
 
+    // The stored properties are ordered so that the object has no padding between them: every armed timer is
+    // one allocation of this object, so each byte counts (see docs/latency.md, "Arming and cancelling many timers").
+
     /// The scheduler, in one word: ``SystemScheduler`` is armed with no closure per arm.
     private let engine: Engine
-    /// The queue of ``Route/queue`` and ``Route/scheduler(_:)``.
-    private let queue: DispatchQueue?
+    /// How the mailbox gets drained, with its queue, in one word.
     private let route: Route
-    private let targetIsAlive: (@Sendable () -> Bool)?
     private let machine: TempoMutex<TimerStateMachine>
-    /// Ticks claimed from the mailbox whose handlers have not been called yet. ``cancel()`` waits for this
-    /// to reach zero, which takes a few instructions (no user code runs in between), so that a run that
-    /// was claimed before the cancel has begun before `cancel()` returns.
-    private let claimsInFlight = Atomic<Int>(0)
 
     /// The clock this timer measures deadlines on.
     public let clock: TimerClock
+
+    /// Ticks claimed from the mailbox whose handlers have not been called yet. ``cancel()`` waits for this
+    /// to reach zero, which takes a few instructions (no user code runs in between), so that a run that
+    /// was claimed before the cancel has begun before `cancel()` returns. One byte: a claim is only made by the
+    /// drain loop, and the mailbox has at most one drain running, so the value is 0 or 1.
+    private let claimsInFlight = Atomic<Int8>(0)
 
     /// Creates a timer, in the ``TimerState/idle`` state; call ``start()`` to run it.
     ///
@@ -112,25 +115,24 @@ public final class TempoTimer: Sendable {
     ) throws(TempoError) {
         try configuration.validate()
         self.clock = configuration.clock
-        self.targetIsAlive = targetIsAlive
         if let system = scheduler as? SystemScheduler {
             engine = .system(system)
             switch configuration.delivery.kind {
-            case .immediate: (route, queue) = (.inline, nil)
-            case .privateQueue: (route, queue) = (.pool, nil)
-            case .queue(let target): (route, queue) = (.queue, target)
+            case .immediate: route = .inline
+            case .privateQueue: route = .pool
+            case .queue(let target): route = .queue(target)
             }
         } else {
             // Not `scheduler` itself: its pending action keeps this timer alive (see `heldReference`).
             engine = .other(SchedulerBox(scheduler.heldReference))
-            route = .scheduler
             switch configuration.delivery.kind {
-            case .immediate: queue = nil
-            case .privateQueue: queue = DeliveryPool.queue
-            case .queue(let target): queue = target
+            case .immediate: route = .schedulerImmediate
+            case .privateQueue: route = .scheduler(DeliveryPool.queue)
+            case .queue(let target): route = .scheduler(target)
             }
         }
-        machine = TempoMutex(TimerStateMachine(config: configuration, handler: handler))
+        machine = TempoMutex(
+            TimerStateMachine(config: configuration, handler: handler, targetIsAlive: targetIsAlive))
     }
 
     // MARK: State
@@ -179,12 +181,10 @@ public final class TempoTimer: Sendable {
         switch route {
         case .inline: delivery = .immediate
         case .pool: delivery = .privateQueue
-        case .queue, .scheduler:
-            if let queue {
-                delivery = queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
-            } else {
-                delivery = .immediate
-            }
+        case .queue(let queue), .scheduler(let queue):
+            delivery = queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
+        case .schedulerImmediate:
+            delivery = .immediate
         }
         return machine.withLock { $0.configuration(delivery: delivery, clock: clock) }
     }
@@ -331,17 +331,20 @@ public final class TempoTimer: Sendable {
         init(_ scheduler: any TimerScheduler) { self.scheduler = scheduler }
     }
 
-    /// How a timer's mailbox gets drained.
+    /// How a timer's mailbox gets drained. One word: the cases with a queue have no optional, so the case fits in the
+    /// reference's spare bits.
     private enum Route {
         /// On the thread that queued the delivery (``TimerDelivery/immediate`` on ``SystemScheduler``).
         case inline
         /// On ``DeliveryPool/shared`` (the default delivery on ``SystemScheduler``).
         case pool
-        /// On ``queue``.
-        case queue
-        /// Through the scheduler's ``TimerScheduler/execute(on:_:)`` with ``queue`` (schedulers other than
+        /// On this queue (``TimerDelivery/queue(_:)`` on ``SystemScheduler``).
+        case queue(DispatchQueue)
+        /// Through the scheduler's ``TimerScheduler/execute(on:_:)`` with this queue (schedulers other than
         /// ``SystemScheduler``).
-        case scheduler
+        case scheduler(DispatchQueue)
+        /// Through the scheduler's ``TimerScheduler/execute(on:_:)`` with no queue: at once, on the calling thread.
+        case schedulerImmediate
     }
 
     private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
@@ -390,8 +393,9 @@ public final class TempoTimer: Sendable {
             // On a driver thread, the first mailbox of a wake is drained there, without a second wakeup.
             if let context = DriverContext.current, context.take(self) { return }
             DeliveryPool.shared.submit(self)
-        case .queue: queue?.async { [self] in drain() }
-        case .scheduler: scheduler.execute(on: queue) { [self] in drain() }
+        case .queue(let queue): queue.async { [self] in drain() }
+        case .scheduler(let queue): scheduler.execute(on: queue) { [self] in drain() }
+        case .schedulerImmediate: scheduler.execute(on: nil) { [self] in drain() }
         }
     }
 
@@ -399,9 +403,8 @@ public final class TempoTimer: Sendable {
     private func drain() {
         while true {
             let now = now()
-            let targetGone = targetIsAlive.map { !$0() } ?? false
             let step = machine.withLock { machine in
-                let step = machine.nextStep(now: now, targetGone: targetGone)
+                let step = machine.nextStep(now: now)
                 if case .tick = step { claimsInFlight.add(1, ordering: .relaxed) }
                 return step
             }

@@ -1,77 +1,88 @@
 /// The tick handlers of one ``TempoTimer``, in the order they were added, with the ids handed out for removal.
 ///
-/// A single handler, the usual case, is stored inline: no array is allocated. A value type that the timer keeps
-/// under its lock; the drain loop takes a copy (which only retains the closures) and calls it outside the lock.
+/// The first handler, while it is the only one ever added (the usual case), is stored inline with no id beside it
+/// (its id is 0): 17 bytes, no array. A value type that the timer keeps under its lock; the drain loop takes a copy
+/// (which only retains the closures) and calls it outside the lock.
 struct TimerHandlers {
     typealias Handler = @Sendable (TimerTick) -> Void
 
+    private typealias Entry = (id: UInt64, handler: Handler)
+
     private enum Storage {
-        case none
-        case one(id: UInt64, Handler)
-        case many([(id: UInt64, handler: Handler)])
+        /// No handler was ever added: the next id is 0.
+        case empty
+        /// Only handler 0 was ever added, and it is still here: the next id is 1.
+        case first(Handler)
+        /// Anything else: the handlers (possibly none) and the next id.
+        case list([Entry], nextID: UInt64)
     }
 
-    private var storage = Storage.none
-    private var nextID: UInt64 = 0
+    private var storage = Storage.empty
 
     /// The number of handlers.
     var count: Int {
         switch storage {
-        case .none: 0
-        case .one: 1
-        case .many(let list): list.count
+        case .empty: 0
+        case .first: 1
+        case .list(let list, _): list.count
         }
     }
 
     /// Adds a handler after the others; returns its id.
     mutating func add(_ handler: @escaping Handler) -> UInt64 {
-        let id = nextID
-        nextID += 1
         switch storage {
-        case .none:
-            storage = .one(id: id, handler)
-        case .one(let first, let firstHandler):
-            storage = .many([(first, firstHandler), (id, handler)])
-        case .many(var list):
-            storage = .none
-            list.append((id, handler))
-            storage = .many(list)
+        case .empty:
+            storage = .first(handler)
+            return 0
+        case .first(let first):
+            let list: [Entry] = [(id: UInt64(0), handler: first), (id: UInt64(1), handler: handler)]
+            storage = .list(list, nextID: 2)
+            return 1
+        case .list(var list, let nextID):
+            storage = .empty
+            list.append((nextID, handler))
+            storage = .list(list, nextID: nextID + 1)
+            return nextID
         }
-        return id
     }
 
     /// Removes the handler with `id`; returns it (to be released outside the lock), or `nil` if there is none.
     mutating func remove(id: UInt64) -> Handler? {
         switch storage {
-        case .none:
+        case .empty:
             return nil
-        case .one(let only, let handler):
-            guard only == id else { return nil }
-            storage = .none
+        case .first(let handler):
+            guard id == 0 else { return nil }
+            storage = .list([], nextID: 1)
             return handler
-        case .many(var list):
+        case .list(var list, let nextID):
             guard let index = list.firstIndex(where: { $0.id == id }) else { return nil }
-            storage = .none
+            storage = .empty
             let removed = list.remove(at: index).handler
-            storage = list.count == 1 ? .one(id: list[0].id, list[0].handler) : .many(list)
+            storage = .list(list, nextID: nextID)
             return removed
         }
     }
 
-    /// Removes every handler; returns them (to be released outside the lock).
+    /// Removes every handler; returns them (to be released outside the lock). Later handlers get new ids.
     mutating func removeAll() -> TimerHandlers {
-        defer { storage = .none }
-        return self
+        let removed = self
+        switch storage {
+        case .empty: break
+        case .first: storage = .list([], nextID: 1)
+        case .list(_, let nextID): storage = .list([], nextID: nextID)
+        }
+        return removed
     }
 
     /// Calls every handler with `tick`, in order.
     func callAsFunction(_ tick: TimerTick) {
         switch storage {
-        case .none:
+        case .empty:
             break
-        case .one(_, let handler):
+        case .first(let handler):
             handler(tick)
-        case .many(let list):
+        case .list(let list, _):
             for entry in list { entry.handler(tick) }
         }
     }

@@ -1,28 +1,42 @@
 /// The serial mailbox of one ``TempoTimer``: scheduled ticks, manual fires and state changes, in order.
 ///
-/// The first delivery is stored inline and later ones in an overflow array whose storage is kept, so a timer that
-/// has one delivery pending at a time (the usual case) never allocates for its mailbox. Not thread-safe: it lives
-/// in the timer's state machine, under the timer's lock.
+/// The first delivery is stored inline and later ones in the timer's ``TimerExtras``, allocated the first time two
+/// deliveries are pending (if nothing else needed it before) and kept with its storage after that, so a timer that
+/// has one delivery pending at a time (the usual case) never allocates for its mailbox. The mailbox holds the
+/// extras' reference for the whole state machine, so that it costs one word. Not thread-safe: it lives in the
+/// timer's state machine, under the timer's lock.
 struct TimerMailbox {
     /// A unit of work in the mailbox.
     enum Delivery {
-        /// Scheduled slots `first...last` (0-based), due from `firstDue` every interval of the epoch's schedule.
-        case ticks(first: Int, last: Int, firstDue: TimerInstant, missed: Int, epoch: UInt64)
-        case manual(index: Int, requested: TimerInstant, cancelEpoch: UInt64)
+        /// Scheduled slots `first...first + following` (0-based), due from `firstDue` every interval of the current
+        /// schedule (cancel and reset remove queued ticks with ``removeTicks(andManualFires:)``). `following` is
+        /// last so that it fills the words' tail, and fits 32 bits: one claim hands at most
+        /// ``LateTickPolicy/maximumBurst`` slots to delivery.
+        case ticks(first: Int, firstDue: TimerInstant, missed: Int, following: UInt32)
+        /// A manual fire (cancel removes queued ones).
+        case manual(index: Int, requested: TimerInstant)
         case state(TimerState)
     }
 
+    /// The timer's rarely used state, which keeps the deliveries after ``first``; `nil` until first needed.
+    private(set) var extras: TimerExtras?
     /// The oldest delivery; `nil` only when the mailbox is empty.
     private(set) var first: Delivery?
-    private var rest: [Delivery] = []
-    private var restStart = 0
 
     mutating func append(_ delivery: Delivery) {
         if first == nil {
             first = delivery
         } else {
-            rest.append(delivery)
+            neededExtras().overflow.append(delivery)
         }
+    }
+
+    /// The extras, allocated on first use.
+    mutating func neededExtras() -> TimerExtras {
+        if let extras { return extras }
+        let extras = TimerExtras()
+        self.extras = extras
+        return extras
     }
 
     /// Replaces the oldest delivery (what is left of a run of ticks after its first one was taken).
@@ -32,41 +46,67 @@ struct TimerMailbox {
     }
 
     mutating func removeFirst() {
-        guard restStart < rest.count else {
+        guard let extras, extras.overflowStart < extras.overflow.count else {
             first = nil
             return
         }
-        first = rest[restStart]
-        restStart += 1
-        if restStart == rest.count {
-            rest.removeAll(keepingCapacity: rest.capacity <= 16)
-            restStart = 0
+        first = extras.overflow[extras.overflowStart]
+        extras.overflowStart += 1
+        if extras.overflowStart == extras.overflow.count {
+            extras.overflow.removeAll(keepingCapacity: extras.overflow.capacity <= 16)
+            extras.overflowStart = 0
+        }
+    }
+    /// Removes every queued scheduled tick, and with `andManualFires` every manual fire, keeping the order of the
+    /// rest: what a cancel or a reset drops. Allocates nothing.
+    ///
+    /// - Complexity: O(n) in the number of queued deliveries.
+    mutating func removeTicks(andManualFires: Bool) {
+        func isDropped(_ delivery: Delivery) -> Bool {
+            switch delivery {
+            case .ticks: true
+            case .manual: andManualFires
+            case .state: false
+            }
+        }
+        if let extras {
+            if extras.overflowStart > 0 {
+                extras.overflow.removeSubrange(0..<extras.overflowStart)
+                extras.overflowStart = 0
+            }
+            extras.overflow.removeAll(where: isDropped)
+        }
+        while let head = first, isDropped(head) {
+            removeFirst()
         }
     }
 
-    /// The number of scheduled ticks of `epoch` in the mailbox (saturating).
-    func scheduledTicks(epoch: UInt64) -> Int {
+    /// The number of scheduled ticks in the mailbox (saturating).
+    func scheduledTicks() -> Int {
         var count = 0
-        forEachTicks(epoch: epoch) { first, last in
+        forEachTicks { first, last in
             let (sum, overflow) = count.addingReportingOverflow(last - first + 1)
             count = overflow ? .max : sum
         }
         return count
     }
 
-    /// Whether the mailbox holds scheduled ticks of `epoch`.
-    func hasScheduledTicks(epoch: UInt64) -> Bool {
+    /// Whether the mailbox holds scheduled ticks.
+    func hasScheduledTicks() -> Bool {
         var found = false
-        forEachTicks(epoch: epoch) { _, _ in found = true }
+        forEachTicks { _, _ in found = true }
         return found
     }
 
-    private func forEachTicks(epoch: UInt64, _ body: (Int, Int) -> Void) {
-        if case .ticks(let first, let last, _, _, let tickEpoch)? = first, tickEpoch == epoch { body(first, last) }
-        var index = restStart
-        while index < rest.count {
-            if case .ticks(let first, let last, _, _, let tickEpoch) = rest[index], tickEpoch == epoch {
-                body(first, last)
+    private func forEachTicks(_ body: (Int, Int) -> Void) {
+        if case .ticks(let first, _, _, let following)? = first {
+            body(first, first + Int(following))
+        }
+        guard let extras else { return }
+        var index = extras.overflowStart
+        while index < extras.overflow.count {
+            if case .ticks(let first, _, _, let following) = extras.overflow[index] {
+                body(first, first + Int(following))
             }
             index += 1
         }

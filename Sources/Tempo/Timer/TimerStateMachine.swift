@@ -1,13 +1,19 @@
 /// The state of one ``TempoTimer``, as a value type whose events return what to do after the lock is released.
 ///
-/// The lifecycle is ``Phase``, an enum whose cases carry their own data (the arming of a running timer, the time
-/// left of a paused one). Each event returns ``Actions``: how the scheduler's arm changes and whether a drain of
-/// the mailbox must start. Arming, disarming and running handlers happen outside the lock, so handlers may call
-/// any method on their own timer. An event that the owner must never send in a state (a drain step with no drain
-/// running) fails loudly in debug builds and does nothing in release builds.
+/// The lifecycle is ``Phase``, an enum whose cases carry their own data (the arming of a running timer; the time
+/// left of a paused one is in ``TimerExtras``, so that the phase fits in 14 bytes). Each event returns ``Actions``:
+/// how the scheduler's arm changes and whether a drain of the mailbox must start. Arming, disarming and running
+/// handlers happen outside the lock, so handlers may call any method on their own timer. An event that the owner
+/// must never send in a state (a drain step with no drain running) fails loudly in debug builds and does nothing in
+/// release builds.
 ///
 /// Nothing here allocates once the timer has run a tick: the mailbox keeps its first delivery inline and reuses
-/// its overflow storage, and a single handler is stored inline.
+/// its overflow storage, and a single handler is stored inline. Rarely used state (a state handler, a target check,
+/// a first tick other than the default, a nonzero leeway, the time left while paused, ticks still queued from a
+/// previous run, the mailbox's overflow) lives in a ``TimerExtras`` object that is only allocated when first
+/// needed, and the fields are ordered so that the value has as little padding as possible: a started timer is one
+/// object of about 200 bytes. Cancel and reset remove the deliveries they drop from the mailbox at once, so queued
+/// deliveries carry no epoch to compare.
 struct TimerStateMachine {
     typealias Handler = @Sendable (TimerTick) -> Void
     typealias StateHandler = @Sendable (TimerState) -> Void
@@ -69,7 +75,8 @@ struct TimerStateMachine {
     enum Phase {
         case idle
         case running(Arming)
-        case paused(remaining: Duration)
+        /// Paused, with the time left to the next tick in ``TimerExtras/pausedRemaining``.
+        case paused
         case finished
         case cancelled
 
@@ -92,39 +99,66 @@ struct TimerStateMachine {
         case idle
     }
 
-    /// The parts of the configuration that are not in ``grid`` (interval, late policy) or in the timer (clock,
-    /// delivery).
-    private var repeats: TimerRepeats
-    private var firstTick: FirstTick
-    private(set) var leeway: Duration
-    private(set) var phase = Phase.idle
-    private(set) var fireCount = 0
+    /// How ``TimerRepeats`` was given; the count of ``TimerRepeats/times(_:)`` is the grid's slot count.
+    private enum RepeatsKind {
+        case once
+        case times
+        case forever
+    }
 
-    /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy.
-    private var grid: TickGrid
+    // The fields are ordered by size so that no padding is left between them (see the type's comment).
+
+    /// The number of scheduled ticks delivered since the last start or reset.
+    private(set) var fireCount = 0
     /// Bumped by every arm request and disarm: a scheduler callback or handle of another generation is stale.
     private var armGeneration: UInt64 = 0
-    /// Bumped by cancel and reset: queued scheduled ticks of an older epoch are dropped.
-    private var epoch: UInt64 = 0
-    /// Bumped by cancel: queued manual fires of an older value are dropped.
-    private var cancelEpoch: UInt64 = 0
-    /// Scheduled ticks that were still queued when ``start(now:)`` began a new run: they were due before the
-    /// restart and are still delivered, but are not counted in the new run's ``fireCount``.
-    private var previousRunTicks = 0
-
-    private var mailbox = TimerMailbox()
+    /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy (and, with
+    /// ``repeatsKind``, the repeats of the configuration; the timer keeps the clock and delivery).
+    private var grid: TickGrid
+    private var repeatsKind: RepeatsKind
     private var drainScheduled = false
-
+    private(set) var phase = Phase.idle
+    private var mailbox = TimerMailbox()
     private(set) var handlers = TimerHandlers()
-    private var stateHandler: StateHandler?
 
-    init(config: TempoTimer.Configuration, handler: Handler?) {
-        repeats = config.repeats
-        firstTick = config.firstTick
-        leeway = config.leeway
+    init(config: TempoTimer.Configuration, handler: Handler?, targetIsAlive: (@Sendable () -> Bool)? = nil) {
+        switch config.repeats {
+        case .once: repeatsKind = .once
+        case .times: repeatsKind = .times
+        case .forever: repeatsKind = .forever
+        }
         grid = TickGrid(first: .zero, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
+        if config.firstTick != .afterInterval || config.leeway != .zero || targetIsAlive != nil {
+            let extras = mailbox.neededExtras()
+            extras.firstTick = config.firstTick
+            extras.leeway = config.leeway
+            extras.targetIsAlive = targetIsAlive
+        }
         if let handler { _ = handlers.add(handler) }
     }
+
+    /// The rarely used state, or `nil` while nothing needed it (the mailbox holds it).
+    private var extras: TimerExtras? { mailbox.extras }
+
+    /// The extras, allocated on first use.
+    private mutating func neededExtras() -> TimerExtras {
+        mailbox.neededExtras()
+    }
+
+    /// How many ticks the timer delivers.
+    private var repeats: TimerRepeats {
+        switch repeatsKind {
+        case .once: .once
+        case .times: .times(grid.slotCount)
+        case .forever: .forever
+        }
+    }
+
+    /// When the first tick is due.
+    private var firstTick: FirstTick { extras?.firstTick ?? .afterInterval }
+
+    /// How late past its due instant a tick may run.
+    var leeway: Duration { extras?.leeway ?? .zero }
 
     // MARK: Queries
 
@@ -165,7 +199,7 @@ struct TimerStateMachine {
     func timeUntilNextTick(now: TimerInstant) -> Duration? {
         switch phase {
         case .running: grid.timeUntilNextSlot(from: now)
-        case .paused(let remaining): remaining
+        case .paused: extras?.pausedRemaining ?? .zero
         case .idle, .finished, .cancelled: nil
         }
     }
@@ -185,7 +219,8 @@ struct TimerStateMachine {
             return resume(now: now)
         case .idle, .finished, .cancelled:
             fireCount = 0
-            previousRunTicks = mailbox.scheduledTicks(epoch: epoch)
+            let queued = mailbox.scheduledTicks()
+            if queued > 0 || extras != nil { neededExtras().previousRunTicks = queued }
             if case .at(let instant) = firstTick {
                 grid = grid(first: instant)
             } else {
@@ -201,12 +236,14 @@ struct TimerStateMachine {
         guard case .running(let arming) = phase else { return .none }
         var actions = Actions()
         actions.disarm(disarm(arming))
-        phase = .paused(remaining: grid.timeUntilNextSlot(from: now) ?? .zero)
+        neededExtras().pausedRemaining = grid.timeUntilNextSlot(from: now) ?? .zero
+        phase = .paused
         return notify(actions)
     }
 
     mutating func resume(now: TimerInstant) -> Actions {
-        guard case .paused(let remaining) = phase else { return .none }
+        guard case .paused = phase else { return .none }
+        let remaining = extras?.pausedRemaining ?? .zero
         grid.moveNextSlot(to: now + remaining)
         var actions = Actions()
         actions.arm(enterRunning())
@@ -215,14 +252,14 @@ struct TimerStateMachine {
 
     mutating func reset(now: TimerInstant, interval: Duration?) -> Actions {
         if let interval { grid = grid(first: grid.nextDue ?? now, interval: interval) }
-        epoch &+= 1
-        previousRunTicks = 0
+        mailbox.removeTicks(andManualFires: false)
+        extras?.previousRunTicks = 0
         fireCount = 0
         grid = grid(first: now + firstDelay)
         var actions = Actions()
         switch phase {
         case .paused:
-            phase = .paused(remaining: firstDelay)
+            neededExtras().pausedRemaining = firstDelay
             return actions
         case .running(let arming):
             actions.disarm(disarm(arming))
@@ -244,9 +281,8 @@ struct TimerStateMachine {
         case .idle, .paused, .finished:
             break
         }
-        epoch &+= 1
-        previousRunTicks = 0
-        cancelEpoch &+= 1
+        mailbox.removeTicks(andManualFires: true)
+        extras?.previousRunTicks = 0
         phase = .cancelled
         return notify(actions)
     }
@@ -255,11 +291,11 @@ struct TimerStateMachine {
         if case .cancelled = phase { return (false, .none) }
         let next = grid.nextSlot
         let index = next < .max ? next + 1 : .max
-        return (true, enqueue(.manual(index: index, requested: now, cancelEpoch: cancelEpoch)))
+        return (true, enqueue(.manual(index: index, requested: now)))
     }
 
     mutating func setLeeway(_ leeway: Duration) -> Actions {
-        self.leeway = leeway
+        if leeway != .zero || extras != nil { neededExtras().leeway = leeway }
         guard case .running(.armed(let action)) = phase else { return .none }
         var actions = Actions()
         actions.disarm(disarm(.armed(action)))
@@ -297,16 +333,17 @@ struct TimerStateMachine {
         case .deliver(let first, let last, let missed):
             // A claimed slot is due at or before `now`, so its instant is representable.
             let firstDue = grid.due(first) ?? now
+            // At most `LateTickPolicy.maximumBurst` slots per claim, so the count fits 32 bits.
             actions = enqueue(
                 .ticks(
-                    first: first, last: last, firstDue: firstDue, missed: missed, epoch: epoch))
+                    first: first, firstDue: firstDue, missed: missed, following: UInt32(last - first)))
         case .dropped, .finished:
             break
         }
         if grid.isFinished {
             phase = .finished
             actions = notify(actions)
-        } else if mailbox.hasScheduledTicks(epoch: epoch) {
+        } else if mailbox.hasScheduledTicks() {
             phase = .running(.awaitingDelivery)
         } else {
             actions.arm(enterRunning())
@@ -316,7 +353,7 @@ struct TimerStateMachine {
 
     /// A scheduled tick's handlers returned: arm the next deadline if it was held back for this delivery.
     mutating func scheduledTickDelivered() -> Actions {
-        guard case .running(.awaitingDelivery) = phase, !mailbox.hasScheduledTicks(epoch: epoch) else {
+        guard case .running(.awaitingDelivery) = phase, !mailbox.hasScheduledTicks() else {
             return .none
         }
         var actions = Actions()
@@ -326,29 +363,25 @@ struct TimerStateMachine {
 
     // MARK: Delivery
 
-    /// Takes the next delivery from the mailbox, dropping stale ones. Ends the drain when empty.
-    mutating func nextStep(now: TimerInstant, targetGone: Bool) -> Step {
+    /// Takes the next delivery from the mailbox (state changes nobody listens to are dropped). Ends the drain when
+    /// empty.
+    mutating func nextStep(now: TimerInstant) -> Step {
         assert(drainScheduled, "a drain step was taken with no drain running")
         while let delivery = mailbox.first {
             switch delivery {
-            case .ticks(let first, let last, let firstDue, let missed, let tickEpoch):
-                guard tickEpoch == epoch else {
-                    mailbox.removeFirst()
-                    continue
-                }
-                if targetGone { return .targetGone }
-                // Ticks of the current epoch follow the current interval (a reset that changes it ends the epoch).
+            case .ticks(let first, let firstDue, let missed, let following):
+                if let targetIsAlive = extras?.targetIsAlive, !targetIsAlive() { return .targetGone }
+                // Queued ticks follow the current interval (a reset, which may change it, removes them).
                 let interval = grid.interval
-                if first < last {
+                if following > 0 {
                     mailbox.replaceFirst(
                         with: .ticks(
-                            first: first + 1, last: last, firstDue: firstDue + interval, missed: 0,
-                            epoch: tickEpoch))
+                            first: first + 1, firstDue: firstDue + interval, missed: 0, following: following - 1))
                 } else {
                     mailbox.removeFirst()
                 }
-                if previousRunTicks > 0 {
-                    previousRunTicks -= 1
+                if let extras, extras.previousRunTicks > 0 {
+                    extras.previousRunTicks -= 1
                 } else {
                     fireCount += 1
                 }
@@ -357,15 +390,14 @@ struct TimerStateMachine {
                     index: first + 1, due: firstDue, lateness: lateness, missed: missed,
                     overdue: lateness.saturatingAdding(interval, times: missed))
                 return .tick(tick, handlers)
-            case .manual(let index, let requested, let manualEpoch):
+            case .manual(let index, let requested):
                 mailbox.removeFirst()
-                guard manualEpoch == cancelEpoch else { continue }
                 let tick = TimerTick(
                     index: index, due: requested, lateness: max(.zero, now - requested), isManual: true)
                 return .tick(tick, handlers)
             case .state(let state):
                 mailbox.removeFirst()
-                guard let stateHandler else { continue }
+                guard let stateHandler = extras?.stateHandler else { continue }
                 return .state(state, stateHandler)
             }
         }
@@ -389,8 +421,10 @@ struct TimerStateMachine {
     }
 
     mutating func setStateHandler(_ handler: StateHandler?) -> StateHandler? {
-        defer { stateHandler = handler }
-        return stateHandler
+        guard handler != nil || extras != nil else { return nil }
+        let extras = neededExtras()
+        defer { extras.stateHandler = handler }
+        return extras.stateHandler
     }
 
     // MARK: Helpers
@@ -425,7 +459,7 @@ struct TimerStateMachine {
 
     /// Queues a state-change notification for the phase just entered, if someone listens.
     private mutating func notify(_ actions: Actions) -> Actions {
-        guard stateHandler != nil else { return actions }
+        guard extras?.stateHandler != nil else { return actions }
         var actions = actions
         actions.startDrain = enqueue(.state(phase.state)).startDrain || actions.startDrain
         return actions

@@ -1,0 +1,27 @@
+/// The rarely used state of one ``TempoTimer``, kept out of the timer's object until something needs it.
+///
+/// A started timer with one handler, the default first tick, zero leeway and no state handler never allocates it,
+/// so that each armed timer costs as few bytes as possible. Once allocated it stays (a later tick never allocates
+/// it again). Not thread-safe: it is only reached through the timer's state machine (its mailbox holds the
+/// reference), under the timer's lock.
+final class TimerExtras {
+    typealias StateHandler = @Sendable (TimerState) -> Void
+
+    /// When the first tick is due (anything but ``FirstTick/afterInterval`` lives here).
+    var firstTick = FirstTick.afterInterval
+    /// How late a tick may run (nonzero values live here).
+    var leeway = Duration.zero
+    /// The closure called with each new state.
+    var stateHandler: StateHandler?
+    /// For a timer bound to a target: whether the target is still alive. Only ever a weak-reference check made by
+    /// Tempo (never user code), so it is safe to call under the timer's lock.
+    var targetIsAlive: (@Sendable () -> Bool)?
+    /// Scheduled ticks that were still queued when a start began a new run (see
+    /// `TimerStateMachine.start(now:)`).
+    var previousRunTicks = 0
+    /// The time left to the next tick of a paused timer.
+    var pausedRemaining = Duration.zero
+    /// The mailbox's deliveries after its first, oldest at ``overflowStart``; the storage is kept once grown.
+    var overflow: [TimerMailbox.Delivery] = []
+    var overflowStart = 0
+}
