@@ -39,8 +39,12 @@ import Testing
             "every", "100ms", "--count", "4", "--late", "skip", "--", "sleep", "0.25",
         ])
         #expect(output.status == 0)
-        // On a slow machine more ticks may overlap, never fewer.
-        #expect(output.stderr.contains("ticks skipped while a run was going"), "stderr: \(output.stderr)")
+        // On a slow machine more ticks may overlap, never fewer; on a loaded one the timer itself may already have
+        // folded a tick it could not deliver in time ("missed by the timer"). Either way, not every tick ran.
+        #expect(
+            output.stderr.contains("skipped while a run was going") || output.stderr.contains("missed by the timer"),
+            "stderr: \(output.stderr)")
+        #expect(!output.stderr.contains("4 runs"), "stderr: \(output.stderr)")
     }
 
     /// Ticks at 0, 100, 200, 300 ms; each run takes 250 ms. Coalesce folds the ticks at 100 and 200 ms into
@@ -48,7 +52,10 @@ import Testing
     @Test func coalesceFoldsTicksThatArriveWhileARunIsGoing() async throws {
         let output = try await TempoBinary.run(["every", "100ms", "--count", "4", "--", "sleep", "0.25"])
         #expect(output.status == 0)
-        #expect(output.stderr.contains("coalesced while a run was going"), "stderr: \(output.stderr)")
+        // On a loaded machine the timer may fold a late tick before the gate sees it ("missed by the timer").
+        #expect(
+            output.stderr.contains("coalesced while a run was going") || output.stderr.contains("missed by the timer"),
+            "stderr: \(output.stderr)")
         #expect(!output.stderr.contains("4 runs"), "stderr: \(output.stderr)")
     }
 
