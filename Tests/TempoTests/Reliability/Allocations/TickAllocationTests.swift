@@ -38,14 +38,23 @@ struct TickAllocationTests {
     }
 
     /// Counts allocations per tick once `ticks` is warm.
+    /// The fewest allocations per tick over three windows of ``measuredTicks`` ticks each. The counter is
+    /// process-wide, so a window can catch a stray allocation of another thread (the test runner's); an allocation
+    /// made by every tick shows in every window, so the minimum still catches it.
     private static func allocationsPerTick(_ ticks: Ticks) -> Double? {
         guard wait(for: ticks, toReach: 50) else { return nil }
-        let startTicks = ticks.value
-        let before = AllocationCounter.count()
-        guard wait(for: ticks, toReach: startTicks + measuredTicks) else { return nil }
-        let after = AllocationCounter.count()
-        let delivered = ticks.value - startTicks
-        return Double(after - before) / Double(delivered)
+        var windows: [Double] = []
+        windows.reserveCapacity(3)
+        for _ in 0..<3 {
+            let startTicks = ticks.value
+            let before = AllocationCounter.count()
+            guard wait(for: ticks, toReach: startTicks + measuredTicks) else { return nil }
+            let after = AllocationCounter.count()
+            let delivered = ticks.value - startTicks
+            windows.append(Double(after - before) / Double(delivered))
+        }
+        print("  ↳ allocations per tick in each window: \(windows)")
+        return windows.min()
     }
 
     @Test func theCounterSeesAllocations() {
@@ -65,7 +74,7 @@ struct TickAllocationTests {
         let delivery: TimerDelivery = name == "immediate" ? .immediate : .privateQueue
         let timer = try TempoTimer.every(.milliseconds(1), delivery: delivery) { _ in ticks.add() }
         defer { timer.cancel() }
-        let perTick = try #require(Self.allocationsPerTick(ticks), "the timer did not tick 250 times in 20 s")
+        let perTick = try #require(Self.allocationsPerTick(ticks), "the timer did not tick 650 times in 60 s")
         print("TempoTimer (\(name) delivery): \(perTick) allocations per tick")
         #expect(perTick < Self.allowedPerTick, "\(perTick) allocations per tick with \(name) delivery")
     }
@@ -75,7 +84,7 @@ struct TickAllocationTests {
         let ticker = try SharedTicker(every: .milliseconds(1))
         let subscription = try ticker.subscribe(every: 1) { _ in ticks.add() }
         defer { subscription.cancel() }
-        let perTick = try #require(Self.allocationsPerTick(ticks), "the ticker did not tick 250 times in 20 s")
+        let perTick = try #require(Self.allocationsPerTick(ticks), "the ticker did not tick 650 times in 60 s")
         print("SharedTicker: \(perTick) allocations per tick")
         #expect(perTick < Self.allowedPerTick, "\(perTick) allocations per tick")
     }
