@@ -369,9 +369,9 @@ public final class TempoTimer: Sendable {
         case .arm(let arm):
             self.arm(arm)
         case .disarm(let old):
-            scheduler.cancel(old)
+            cancelScheduled(old)
         case .replace(let old, let arm):
-            scheduler.cancel(old)
+            cancelScheduled(old)
             self.arm(arm)
         }
         if actions.startDrain {
@@ -392,7 +392,15 @@ public final class TempoTimer: Sendable {
             }
         }
         if !machine.withLock({ $0.armed(action, generation: generation) }) {
-            scheduler.cancel(action)
+            cancelScheduled(action)
+        }
+    }
+
+    /// Cancels an armed action on the engine directly (``SystemScheduler`` with no existential in between).
+    private func cancelScheduled(_ action: ScheduledAction) {
+        switch engine {
+        case .system(let system): system.cancel(action)
+        case .other(let box): box.scheduler.cancel(action)
         }
     }
 
