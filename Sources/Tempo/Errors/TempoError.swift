@@ -66,6 +66,12 @@ extension TempoError {
     /// Anything longer cannot be handed to the operating system's timers and is rejected rather than clamped.
     public static let maximumDuration = Duration.nanoseconds(Int64.max)
 
+    /// ``maximumDuration`` in attoseconds, a constant for checks on the hot path of creating a timer.
+    private static var maximumDurationInAttoseconds: Int128 { 9_223_372_036_854_775_807_000_000_000 }
+
+    /// One nanosecond in attoseconds.
+    private static var oneNanosecondInAttoseconds: Int128 { 1_000_000_000 }
+
     /// Validates an interval: it must be at least 1 nanosecond (the resolution deadlines are handed to the
     /// operating system with) and at most ``maximumDuration``.
     ///
@@ -79,6 +85,11 @@ extension TempoError {
     @discardableResult
     package static func validateInterval(_ interval: Duration, name: String = "interval") throws(TempoError) -> Duration
     {
+        // The common case in two integer comparisons (`Duration`'s comparison operators are not inlined).
+        let attoseconds = interval.attoseconds
+        if attoseconds >= oneNanosecondInAttoseconds && attoseconds <= maximumDurationInAttoseconds {
+            return interval
+        }
         guard interval > .zero else {
             throw TempoError(
                 .invalidInterval, value: interval.exactDescription,
@@ -107,6 +118,9 @@ extension TempoError {
     /// - Throws: ``TempoError`` with ``Code/invalidLeeway`` naming the value.
     @discardableResult
     package static func validateLeeway(_ leeway: Duration) throws(TempoError) -> Duration {
+        // The common case in two integer comparisons, as in `validateInterval(_:name:)`.
+        let attoseconds = leeway.attoseconds
+        if attoseconds >= 0 && attoseconds <= maximumDurationInAttoseconds { return leeway }
         guard leeway >= .zero, leeway <= maximumDuration else {
             throw TempoError(
                 .invalidLeeway,

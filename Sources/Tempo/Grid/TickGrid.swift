@@ -55,12 +55,28 @@ package struct TickGrid: Hashable, Sendable {
         self.policy = policy
     }
 
+    /// Starts the grid over with slot 0 due at `first`, keeping its interval, slot count and policy.
+    ///
+    /// The same grid as a new one with these values, without checking them again (they were checked when this
+    /// grid was created).
+    ///
+    /// - Parameter first: The due instant of slot 0.
+    /// - Complexity: O(1).
+    package mutating func restart(first: TimerInstant) {
+        anchorSlot = 0
+        anchor = first
+        nextSlot = 0
+        dropped = 0
+    }
+
     // MARK: Queries
 
     /// The due instant of `slot`, or `nil` when it cannot be represented.
     ///
     /// - Complexity: O(1).
     package func due(_ slot: Int) -> TimerInstant? {
+        // The anchor's own slot (the next one after a start or resume) needs no arithmetic.
+        if slot == anchorSlot { return anchor }
         let steps = Int128(slot) - Int128(anchorSlot)
         let (product, productOverflow) = interval.attoseconds.multipliedReportingOverflow(by: steps)
         guard !productOverflow else { return nil }

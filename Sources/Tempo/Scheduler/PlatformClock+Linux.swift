@@ -18,7 +18,10 @@ package enum PlatformClock {
     package static func now(_ clock: TimerClock) -> TimerInstant {
         var spec = timespec()
         clock_gettime(clockID(clock), &spec)
-        return TimerInstant(offset: .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec)))
+        // Exact integer arithmetic on attoseconds, inlined (`Duration`'s `+` and unit constructors are calls): a
+        // `timespec` is below 2^63 seconds and 10^9 nanoseconds, so neither product nor the sum can overflow.
+        let attoseconds = Int128(spec.tv_sec) &* 1_000_000_000_000_000_000 &+ Int128(spec.tv_nsec) &* 1_000_000_000
+        return TimerInstant(offset: Duration(attoseconds: attoseconds))
     }
 }
 

@@ -38,8 +38,16 @@ public struct TimerInstant: InstantProtocol, Hashable, Sendable, Codable, Custom
     }
 
     /// Orders instants by offset.
+    ///
+    /// Compares the offsets' attoseconds, which inlines to a few integer instructions (`Duration`'s own
+    /// comparison is a call): deadline queues compare instants on every arm.
     public static func < (lhs: TimerInstant, rhs: TimerInstant) -> Bool {
-        lhs.offset < rhs.offset
+        lhs.offset.attoseconds < rhs.offset.attoseconds
+    }
+
+    /// Whether two instants have the same offset (compared as attoseconds, like ``<(_:_:)``).
+    public static func == (lhs: TimerInstant, rhs: TimerInstant) -> Bool {
+        lhs.offset.attoseconds == rhs.offset.attoseconds
     }
 
     /// The instant `rhs` after `lhs`.

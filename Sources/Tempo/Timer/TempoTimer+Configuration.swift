@@ -55,14 +55,16 @@ extension TempoTimer {
                         "first-tick delay must be between 0 and \(TempoError.maximumDuration.exactDescription), got \(delay.exactDescription)"
                 )
             }
-            let instantLimit = TempoError.maximumDuration / 2
-            if case .at(let instant) = firstTick, instant.offset > instantLimit || instant.offset < .zero - instantLimit
-            {
-                throw TempoError(
-                    .invalidInstant,
-                    value: "\(instant)",
-                    message: "first-tick instant \(instant) is more than \(instantLimit) from the clock's origin"
-                )
+            // Only an absolute first tick has an instant to check: the common path does no division.
+            if case .at(let instant) = firstTick {
+                let instantLimit = TempoError.maximumDuration / 2
+                if instant.offset > instantLimit || instant.offset < .zero - instantLimit {
+                    throw TempoError(
+                        .invalidInstant,
+                        value: "\(instant)",
+                        message: "first-tick instant \(instant) is more than \(instantLimit) from the clock's origin"
+                    )
+                }
             }
         }
 

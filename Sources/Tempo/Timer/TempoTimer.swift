@@ -115,7 +115,7 @@ public final class TempoTimer: Sendable {
     ) throws(TempoError) {
         try configuration.validate()
         self.clock = configuration.clock
-        if let system = scheduler as? SystemScheduler {
+        if let system = Self.systemScheduler(scheduler) {
             engine = .system(system)
             switch configuration.delivery.kind {
             case .immediate: route = .inline
@@ -133,6 +133,16 @@ public final class TempoTimer: Sendable {
         }
         machine = TempoMutex(
             TimerStateMachine(config: configuration, handler: handler, targetIsAlive: targetIsAlive))
+    }
+
+    /// `scheduler` as ``SystemScheduler`` when it is one (the class is final, so its type is compared exactly).
+    ///
+    /// Opening the existential and comparing metatypes costs a few instructions; `as?` goes through the runtime's
+    /// dynamic cast on every timer created.
+    private static func systemScheduler<Scheduler: TimerScheduler>(_ scheduler: Scheduler) -> SystemScheduler? {
+        guard Scheduler.self == SystemScheduler.self else { return nil }
+        // `Scheduler` is `SystemScheduler`: the value is that class's reference, loaded (and retained) as such.
+        return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: SystemScheduler.self) }
     }
 
     // MARK: State
@@ -359,9 +369,9 @@ public final class TempoTimer: Sendable {
         case .arm(let arm):
             self.arm(arm)
         case .disarm(let old):
-            scheduler.cancel(old)
+            cancelScheduled(old)
         case .replace(let old, let arm):
-            scheduler.cancel(old)
+            cancelScheduled(old)
             self.arm(arm)
         }
         if actions.startDrain {
@@ -382,7 +392,15 @@ public final class TempoTimer: Sendable {
             }
         }
         if !machine.withLock({ $0.armed(action, generation: generation) }) {
-            scheduler.cancel(action)
+            cancelScheduled(action)
+        }
+    }
+
+    /// Cancels an armed action on the engine directly (``SystemScheduler`` with no existential in between).
+    private func cancelScheduled(_ action: ScheduledAction) {
+        switch engine {
+        case .system(let system): system.cancel(action)
+        case .other(let box): box.scheduler.cancel(action)
         }
     }
 

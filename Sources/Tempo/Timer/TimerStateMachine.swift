@@ -220,11 +220,17 @@ struct TimerStateMachine {
         case .idle, .finished, .cancelled:
             fireCount = 0
             let queued = mailbox.scheduledTicks()
-            if queued > 0 || extras != nil { neededExtras().previousRunTicks = queued }
-            if case .at(let instant) = firstTick {
-                grid = grid(first: instant)
-            } else {
-                grid = grid(first: now + firstDelay)
+            // The extras are read once: the first tick and the count of queued ticks both live there.
+            let extras = mailbox.extras
+            if let extras {
+                extras.previousRunTicks = queued
+            } else if queued > 0 {
+                neededExtras().previousRunTicks = queued
+            }
+            switch extras?.firstTick {
+            case .none, .afterInterval: grid.restart(first: now + grid.interval)
+            case .after(let delay): grid.restart(first: now + delay)
+            case .at(let instant): grid.restart(first: instant)
             }
             var actions = Actions()
             actions.arm(enterRunning())

@@ -5,6 +5,22 @@ import Testing
 /// Values at the edge of what is accepted, and instants in the past: each behaves as documented, with no
 /// trap, no clamp and no crash inside libdispatch.
 @Suite struct EdgeValueTests {
+    @Test func intervalsAndLeewaysOneAttosecondPastEachLimitAreRejected() throws {
+        let attosecond = Duration(attoseconds: 1)
+        for interval in [Duration.nanoseconds(1), TempoError.maximumDuration] {
+            #expect(throws: Never.self) { try TempoTimer(every: interval) }
+        }
+        for interval in [Duration.nanoseconds(1) - attosecond, TempoError.maximumDuration + attosecond] {
+            #expect(throws: TempoError.self) { try TempoTimer(every: interval) }
+        }
+        for leeway in [Duration.zero, TempoError.maximumDuration] {
+            #expect(throws: Never.self) { try TempoTimer(every: .seconds(1), leeway: leeway) }
+        }
+        for leeway in [.zero - attosecond, TempoError.maximumDuration + attosecond] {
+            #expect(throws: TempoError.self) { try TempoTimer(every: .seconds(1), leeway: leeway) }
+        }
+    }
+
     @Test func theLongestIntervalIsAcceptedAndTicksExactlyThen() throws {
         let clock = VirtualClock()
         let log = TickLog()
