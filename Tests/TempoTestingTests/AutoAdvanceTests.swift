@@ -4,7 +4,7 @@ import Testing
 
 /// `VirtualClock.run { }`: virtual time that jumps to the next deadline whenever the code under test has settled.
 @Suite struct AutoAdvanceTests {
-    @Test func aDayOfHourlyAndDailyTimersAndACountdownRunsInUnderASecondOfWallTime() async throws {
+    @Test func aDayOfHourlyAndDailyTimersAndACountdownRunsInMillisecondsOfWallTime() async throws {
         let clock = VirtualClock()
         let log = EventLog()
         // Measured inside the run: returning from it waits for the caller's executor, which other tests of a
@@ -28,7 +28,10 @@ import Testing
             registry.cancelAll()
             return wallStart.duration(to: .now)
         }
-        #expect(elapsed < .seconds(1), "a virtual day took \(elapsed) of wall time")
+        // Alone, this run takes about 20 ms of wall time (`swift test --filter aDayOfHourly`: 18-19 ms in three runs).
+        // Beside the whole suite on a 2-core machine, the threads that run its steps can be starved for seconds (3.3 s
+        // once), so the bound is one that still shows the day was virtual (a real one is 88,200 s) on a loaded machine.
+        #expect(elapsed < .seconds(10), "a virtual day took \(elapsed) of wall time")
         let hourly = (1...24).map { "hourly \($0) at \($0) h" }
         // At 24 h the daily timer runs before the 24th hourly tick: it was armed first (at 0 h, the hourly one at
         // 23 h), and equal deadlines run in arming order.
