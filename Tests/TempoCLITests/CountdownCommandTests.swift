@@ -11,8 +11,11 @@ import Testing
 
     /// Stopped for 1 s of a 2.5 s countdown: at SIGCONT at most 1.5 s are left, however slowly the process
     /// started. A countdown that counted its own redraws instead of reading the clock would show about 2.1 s.
+    /// The stop waits for the first line, which `tempo` prints after installing its SIGCONT handler: stopped
+    /// before that (a loaded machine, a sanitizer), it would resume without a handler and print no "resumed:" line.
     @Test func timeLeftAfterStopAndContinueComesFromTheClock() async throws {
-        let output = try await TempoBinary.run(["countdown", "2500ms"]) { process in
+        let output = try await TempoBinary.run(["countdown", "2500ms"], readyWhenStdoutContains: "countdown:") {
+            process in
             Foundation.Thread.sleep(forTimeInterval: 0.4)
             kill(process.processIdentifier, SIGSTOP)
             Foundation.Thread.sleep(forTimeInterval: 1.0)

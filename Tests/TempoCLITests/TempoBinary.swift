@@ -37,6 +37,7 @@ struct TempoBinary {
     static func run(
         _ arguments: [String],
         timeout: TimeInterval = 30,
+        readyWhenStdoutContains ready: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation,
         during: @escaping @Sendable (Process) throws -> Void = { _ in }
     ) async throws -> Output {
@@ -47,7 +48,7 @@ struct TempoBinary {
         let (output, timedOut) = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
-                    with: Result { try runBlocking(url, arguments, timeout: timeout, during: during) })
+                    with: Result { try runBlocking(url, arguments, timeout: timeout, ready: ready, during: during) })
             }
         }
         if timedOut {
@@ -62,6 +63,7 @@ struct TempoBinary {
         _ url: URL,
         _ arguments: [String],
         timeout: TimeInterval,
+        ready: String?,
         during: (Process) throws -> Void
     ) throws -> (Output, timedOut: Bool) {
         let process = Process()
@@ -76,12 +78,23 @@ struct TempoBinary {
         let group = DispatchGroup()
         for (pipe, isError) in [(stdout, false), (stderr, true)] {
             DispatchQueue.global().async(group: group) {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.set(String(decoding: data, as: UTF8.self), error: isError)
+                // Read as it comes, so that `ready` can be checked while the process runs.
+                while true {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    collected.append(chunk, error: isError)
+                }
             }
         }
         let started = Date()
         try process.run()
+        if let ready {
+            // Real time, up to 60 s on a loaded machine: `during` acts only once the process printed `ready`.
+            let readyBy = Date().addingTimeInterval(60)
+            while !collected.stdout.contains(ready) && process.isRunning && Date() < readyBy {
+                usleep(10_000)
+            }
+        }
         try during(process)
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline {
@@ -102,17 +115,17 @@ struct TempoBinary {
 private final class Collected: @unchecked Sendable {
     // @unchecked Sendable: every access goes through `lock`.
     private let lock = NSLock()
-    private var out = ""
-    private var err = ""
+    private var out = Data()
+    private var err = Data()
 
-    func set(_ text: String, error: Bool) {
+    func append(_ data: Data, error: Bool) {
         lock.withLock {
-            if error { err = text } else { out = text }
+            if error { err.append(data) } else { out.append(data) }
         }
     }
 
-    var stdout: String { lock.withLock { out } }
-    var stderr: String { lock.withLock { err } }
+    var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 }
 
 /// A flag set on the thread that drives a `tempo` process and read by the test afterwards.
