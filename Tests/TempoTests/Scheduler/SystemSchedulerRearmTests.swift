@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Tempo
 import Testing
 
@@ -40,20 +41,27 @@ import Testing
 
     @Test func cancellingTheEarliestActionLeavesTheLaterOnesOnTime() {
         // Cancel does not re-arm the kernel timer: the driver wakes for nothing at the cancelled deadline and
-        // re-arms for the next one, which must still run, and not early.
+        // re-arms for the next one, which must still run, and not early. The cancelled action must not run if the
+        // cancel returned before its deadline; on a loaded machine this thread can lose the processor for longer
+        // than the gap, and then the action may have run first, as it should.
         let scheduler = SystemScheduler.shared
         let fired = DispatchSemaphore(value: 0)
-        let early = scheduler.schedule(
-            at: scheduler.now(.monotonic) + .milliseconds(2), leeway: .zero, clock: .monotonic
-        ) {
-            Issue.record("a cancelled action ran")
+        let cancelledRan = Atomic<Bool>(false)
+        let earlyDeadline = scheduler.now(.monotonic) + .milliseconds(20)
+        let early = scheduler.schedule(at: earlyDeadline, leeway: .zero, clock: .monotonic) {
+            cancelledRan.store(true, ordering: .relaxed)
         }
-        let later = scheduler.now(.monotonic) + .milliseconds(30)
+        let later = scheduler.now(.monotonic) + .milliseconds(60)
         _ = scheduler.schedule(at: later, leeway: .zero, clock: .monotonic) {
             #expect(scheduler.now(.monotonic) >= later)
             fired.signal()
         }
         scheduler.cancel(early)
+        let cancelledInTime = scheduler.now(.monotonic) < earlyDeadline
         #expect(fired.wait(timeout: .now() + .seconds(10)) == .success)
+        if cancelledInTime {
+            let ran = cancelledRan.load(ordering: .relaxed)
+            #expect(!ran, "an action cancelled before its deadline ran")
+        }
     }
 }
