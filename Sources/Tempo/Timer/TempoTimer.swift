@@ -419,16 +419,21 @@ public final class TempoTimer: Sendable {
 
     /// Runs queued deliveries one at a time until the mailbox is empty.
     private func drain() {
+        var target = TimerStateMachine.TargetCheck.unchecked
         while true {
             let now = now()
             let step = machine.withLock { machine in
-                let step = machine.nextStep(now: now)
+                let step = machine.nextStep(now: now, target: target)
                 if case .tick = step { claimsInFlight.add(1, ordering: .relaxed) }
                 return step
             }
+            target = .unchecked
             switch step {
             case .idle:
                 return
+            case .checkTarget(let isAlive):
+                // Outside the lock: releasing the weak load's reference may run the target's deinit.
+                target = isAlive() ? .alive : .gone
             case .tick(let tick, let handlers):
                 claimsInFlight.subtract(1, ordering: .releasing)
                 handlers(tick)

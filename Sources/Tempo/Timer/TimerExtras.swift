@@ -13,8 +13,9 @@ final class TimerExtras {
     var leeway = Duration.zero
     /// The closure called with each new state.
     var stateHandler: StateHandler?
-    /// For a timer bound to a target: whether the target is still alive. Only ever a weak-reference check made by
-    /// Tempo (never user code), so it is safe to call under the timer's lock.
+    /// For a timer bound to a target: whether the target is still alive. Called outside the timer's lock (see
+    /// `TimerStateMachine.Step.checkTarget`): its weak load can end the target's life, and the target's deinit may
+    /// call the timer.
     var targetIsAlive: (@Sendable () -> Bool)?
     /// Scheduled ticks that were still queued when a start began a new run (see
     /// `TimerStateMachine.start(now:)`).

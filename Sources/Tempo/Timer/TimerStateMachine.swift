@@ -95,8 +95,19 @@ struct TimerStateMachine {
     enum Step {
         case tick(TimerTick, TimerHandlers)
         case state(TimerState, StateHandler)
+        /// A scheduled tick is next and the timer is bound to a target: call the check outside the lock (its weak
+        /// load can release the target's last reference, and the target's deinit may call this timer), then take
+        /// the step again with the answer.
+        case checkTarget(@Sendable () -> Bool)
         case targetGone
         case idle
+    }
+
+    /// What the drain knows of the target before it takes a step.
+    enum TargetCheck {
+        case unchecked
+        case alive
+        case gone
     }
 
     /// How ``TimerRepeats`` was given; the count of ``TimerRepeats/times(_:)`` is the grid's slot count.
@@ -371,12 +382,18 @@ struct TimerStateMachine {
 
     /// Takes the next delivery from the mailbox (state changes nobody listens to are dropped). Ends the drain when
     /// empty.
-    mutating func nextStep(now: TimerInstant) -> Step {
+    mutating func nextStep(now: TimerInstant, target: TargetCheck = .unchecked) -> Step {
         assert(drainScheduled, "a drain step was taken with no drain running")
         while let delivery = mailbox.first {
             switch delivery {
             case .ticks(let first, let firstDue, let missed, let following):
-                if let targetIsAlive = extras?.targetIsAlive, !targetIsAlive() { return .targetGone }
+                if let targetIsAlive = extras?.targetIsAlive {
+                    switch target {
+                    case .unchecked: return .checkTarget(targetIsAlive)
+                    case .gone: return .targetGone
+                    case .alive: break
+                    }
+                }
                 // Queued ticks follow the current interval (a reset, which may change it, removes them).
                 let interval = grid.interval
                 if following > 0 {
