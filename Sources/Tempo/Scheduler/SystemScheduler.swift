@@ -95,28 +95,38 @@ public final class SystemScheduler: TimerScheduler {
         schedule(at: deadline, leeway: leeway, clock: clock, work: .action(action))
     }
 
-    /// Schedules a call of `target` with `tag`, with no allocation once the clock's table has grown: how Tempo's
-    /// own timers arm. Timing as in ``schedule(at:leeway:clock:_:)``.
-    package func schedule(
+    /// Schedules a call of `target` with the returned action's id, with no allocation once the clock's table has
+    /// grown: how Tempo's own timers arm. Timing as in ``schedule(at:leeway:clock:_:)``.
+    ///
+    /// The scheduler's lock is a leaf: no other lock is taken while it is held, so this may be called under the
+    /// caller's own lock (a timer arms under its lock, so that it records the handle in the same critical section).
+    func schedule(
         at deadline: TimerInstant,
         leeway: Duration,
         clock: TimerClock,
-        target: any ScheduledTarget,
-        tag: UInt64
+        target: ScheduledTargetReference
     ) -> ScheduledAction {
-        schedule(at: deadline, leeway: leeway, clock: clock, work: .target(target, tag: tag))
+        let index = clock.index
+        let id = makeID(clock: index)
+        let slot = drivers[index].insert(id: id, deadline: deadline, leeway: leeway, work: .target(target, id: id))
+        return ScheduledAction(id: id, slot: slot)
     }
 
     private func schedule(
         at deadline: TimerInstant,
         leeway: Duration,
         clock: TimerClock,
-        work: DeadlineQueue.Work
+        work: CompactDeadlineQueue.Work
     ) -> ScheduledAction {
         let index = clock.index
-        let id = (nextID.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(index)
+        let id = makeID(clock: index)
         let slot = drivers[index].insert(id: id, deadline: deadline, leeway: leeway, work: work)
         return ScheduledAction(id: id, slot: slot)
+    }
+
+    /// A new action id: increasing, with the clock's index in its two low bits.
+    private func makeID(clock index: Int) -> UInt64 {
+        (nextID.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(index)
     }
 
     /// Cancels a scheduled action; once this returns it does not start. Stale handles are ignored.
@@ -147,7 +157,7 @@ public final class SystemScheduler: TimerScheduler {
 /// The deadlines of one clock and the alarm that wakes for them.
 final class ClockDriver: Sendable {
     private struct State: ~Copyable {
-        var queue = DeadlineQueue()
+        var queue = CompactDeadlineQueue()
         var alarm: (any SchedulerAlarm)?
         var armedAt: TimerInstant?
         /// Set while the driver thread runs due actions: the alarm is re-armed once when they are done,
@@ -184,7 +194,7 @@ final class ClockDriver: Sendable {
 
     var pendingCount: Int { state.withLock { $0.queue.count } }
 
-    func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: DeadlineQueue.Work) -> UInt32 {
+    func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> UInt32 {
         state.withLock { state in
             let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work)
             if state.alarm == nil {
@@ -199,7 +209,7 @@ final class ClockDriver: Sendable {
     /// once for nothing and re-arms for what is left, which costs less than a syscall on every cancel.
     func remove(id: UInt64, slot: UInt32) {
         // The work is released outside the lock: its captures may run deinitializers that call back in.
-        let removed = state.withLock { state -> DeadlineQueue.Work? in
+        let removed = state.withLock { state -> CompactDeadlineQueue.Work? in
             state.queue.remove(id: id, slot: slot)
         }
         withExtendedLifetime(removed) {}

@@ -358,8 +358,38 @@ public final class TempoTimer: Sendable {
     }
 
     private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
-        let actions = machine.withLock { transition(&$0) }
+        let actions: TimerStateMachine.Actions
+        switch engine {
+        case .system(let system):
+            // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the
+            // same critical section (no second lock round trip, and no window in which the handle is unknown). Lock
+            // order: the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and
+            // no work runs under it).
+            actions = machine.withLock { machine in
+                var actions = transition(&machine)
+                switch actions.scheduler {
+                case .none, .disarm: break
+                case .arm(let arm):
+                    armSystem(system, arm, &machine)
+                    actions.scheduler = .none
+                case .replace(let old, let arm):
+                    armSystem(system, arm, &machine)
+                    actions.scheduler = .disarm(old)
+                }
+                return actions
+            }
+        case .other:
+            actions = machine.withLock { transition(&$0) }
+        }
         run(actions)
+    }
+
+    /// Inserts `arm` into ``SystemScheduler`` and records its handle; called under the timer's lock.
+    private func armSystem(_ system: SystemScheduler, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine)
+    {
+        let action = system.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock, target: .timer(self))
+        let recorded = machine.armed(action, generation: arm.generation)
+        assert(recorded, "an arm request is recorded in the critical section that made it")
     }
 
     private func run(_ actions: TimerStateMachine.Actions) {
@@ -379,17 +409,15 @@ public final class TempoTimer: Sendable {
         }
     }
 
+    /// Arms a scheduler other than ``SystemScheduler`` (which ``perform(_:)`` arms under the lock), then records
+    /// the handle, unless the arm went stale meanwhile.
     private func arm(_ arm: TimerStateMachine.Arm) {
+        guard case .other(let box) = engine else {
+            preconditionFailure("SystemScheduler arms are made under the timer's lock")
+        }
         let generation = arm.generation
-        let action: ScheduledAction
-        switch engine {
-        case .system(let system):
-            action = system.schedule(
-                at: arm.deadline, leeway: arm.leeway, clock: clock, target: self, tag: generation)
-        case .other(let box):
-            action = box.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock) { [self] in
-                scheduledDeadlineReached(tag: generation)
-            }
+        let action = box.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock) { [self] in
+            scheduledDeadlineReached(tag: generation)
         }
         if !machine.withLock({ $0.armed(action, generation: generation) }) {
             cancelScheduled(action)
@@ -449,11 +477,18 @@ public final class TempoTimer: Sendable {
     }
 }
 
-extension TempoTimer: ScheduledTarget, DeliveryLane {
-    /// The scheduler reached the deadline armed with generation `tag`.
-    package func scheduledDeadlineReached(tag: UInt64) {
+extension TempoTimer: DeliveryLane {
+    /// A scheduler other than ``SystemScheduler`` reached the deadline armed with generation `tag`.
+    func scheduledDeadlineReached(tag: UInt64) {
         let now = now()
         perform { $0.deadlineReached(generation: tag, now: now) }
+    }
+
+    /// ``SystemScheduler`` reached the deadline of the action `id` (armed under the timer's lock, so a live one is
+    /// recorded as armed).
+    func scheduledActionReached(id: UInt64) {
+        let now = now()
+        perform { $0.deadlineReached(actionID: id, now: now) }
     }
 
     /// A pool worker drains the mailbox.

@@ -329,6 +329,14 @@ struct TimerStateMachine {
         return true
     }
 
+    /// The deadline of the armed action `id` passed (schedulers whose handle is recorded in the critical section
+    /// that requested the arm, so that a live callback always finds its handle recorded): as
+    /// ``deadlineReached(generation:now:)`` when `id` is the recorded handle's, nothing otherwise.
+    mutating func deadlineReached(actionID: UInt64, now: TimerInstant) -> Actions {
+        guard case .running(.armed(let action)) = phase, action.id == actionID else { return .none }
+        return deadlineReached(generation: armGeneration, now: now)
+    }
+
     /// The armed deadline passed: hand the due slots to delivery according to the late-tick policy.
     mutating func deadlineReached(generation: UInt64, now: TimerInstant) -> Actions {
         guard case .running(let arming) = phase else { return .none }
