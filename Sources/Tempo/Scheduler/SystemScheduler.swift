@@ -63,7 +63,6 @@ public final class SystemScheduler: TimerScheduler {
     /// The kernel timer this scheduler sleeps on.
     public let backend: Backend
     private let drivers: [ClockDriver]
-    private let nextID = Atomic<UInt64>(1)
 
     /// Creates a scheduler of its own on `backend`, with its own driver threads. Most code uses ``shared``.
     ///
@@ -106,10 +105,12 @@ public final class SystemScheduler: TimerScheduler {
         clock: TimerClock,
         target: ScheduledTargetReference
     ) -> ScheduledAction {
-        let index = clock.index
-        let id = makeID(clock: index)
-        let slot = drivers[index].insert(id: id, deadline: deadline, leeway: leeway, work: .target(target, id: id))
-        return ScheduledAction(id: id, slot: slot)
+        drivers[clock.index].schedule(at: deadline, leeway: leeway, target: target)
+    }
+
+    /// The driver of `clock`: what a ``TempoTimer`` on this scheduler keeps (it knows its clock and arms directly).
+    func driver(for clock: TimerClock) -> ClockDriver {
+        drivers[clock.index]
     }
 
     private func schedule(
@@ -118,15 +119,7 @@ public final class SystemScheduler: TimerScheduler {
         clock: TimerClock,
         work: CompactDeadlineQueue.Work
     ) -> ScheduledAction {
-        let index = clock.index
-        let id = makeID(clock: index)
-        let slot = drivers[index].insert(id: id, deadline: deadline, leeway: leeway, work: work)
-        return ScheduledAction(id: id, slot: slot)
-    }
-
-    /// A new action id: increasing, with the clock's index in its two low bits.
-    private func makeID(clock index: Int) -> UInt64 {
-        (nextID.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(index)
+        drivers[clock.index].schedule(at: deadline, leeway: leeway, work: work)
     }
 
     /// Cancels a scheduled action; once this returns it does not start. Stale handles are ignored.
@@ -169,6 +162,9 @@ final class ClockDriver: Sendable {
     let clock: TimerClock
     private let backend: SystemScheduler.Backend
     private let state = TempoMutex(State())
+    /// Numbers the clock's actions; an action's id is its number with the clock's index in the two low bits, so ids
+    /// are unique across the scheduler's clocks and increasing on each.
+    private let nextNumber = Atomic<UInt64>(1)
 
     init(clock: TimerClock, backend: SystemScheduler.Backend) {
         self.clock = clock
@@ -194,7 +190,26 @@ final class ClockDriver: Sendable {
 
     var pendingCount: Int { state.withLock { $0.queue.count } }
 
-    func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> UInt32 {
+    /// Schedules a call of `target` with the new action's id; see ``SystemScheduler/schedule(at:leeway:clock:target:)``.
+    func schedule(at deadline: TimerInstant, leeway: Duration, target: ScheduledTargetReference) -> ScheduledAction {
+        let id = makeID()
+        let slot = insert(id: id, deadline: deadline, leeway: leeway, work: .target(target, id: id))
+        return ScheduledAction(id: id, slot: slot)
+    }
+
+    /// Schedules `work`.
+    func schedule(at deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> ScheduledAction {
+        let id = makeID()
+        let slot = insert(id: id, deadline: deadline, leeway: leeway, work: work)
+        return ScheduledAction(id: id, slot: slot)
+    }
+
+    private func makeID() -> UInt64 {
+        (nextNumber.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(clock.index)
+    }
+
+    private func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> UInt32
+    {
         state.withLock { state in
             let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work)
             if state.alarm == nil {
