@@ -63,6 +63,16 @@ struct ChunkedBuffer<Element>: ~Copyable {
         }
     }
 
+    /// Replaces the element at `index` with `newValue` and returns the old one, moving both (no copy, so no retain
+    /// or release of a reference).
+    mutating func exchange(at index: Int, with newValue: consuming Element) -> Element {
+        assert(index >= 0 && index < capacity, "ChunkedBuffer index \(index) out of range")
+        let element = directory[index >> Self.chunkShift] + (index & (Self.chunkSize - 1))
+        let old = element.move()
+        element.initialize(to: newValue)
+        return old
+    }
+
     /// Exchanges the elements at two indices below ``capacity``.
     mutating func swapAt(_ i: Int, _ j: Int) {
         let value = self[i]

@@ -6,8 +6,8 @@
 /// deadline; deadlines within the same nanosecond run in scheduling order. (``DeadlineQueue`` keeps exact
 /// instants, for virtual time.)
 ///
-/// An action costs 36 bytes: a row of the slot table (8 bytes of target, 8 of id, 4 of sequence number, in three
-/// columns) and a 16-byte heap key (deadline, sequence number, slot); an action with leeway has a second key, by
+/// An action costs 36 bytes: a row of the slot table (8 bytes of target and 8 of id in one column, 4 of sequence
+/// number in another, so that no row has padding) and a 16-byte heap key (deadline, sequence number, slot); an action with leeway has a second key, by
 /// deadline + leeway. Tables and heaps grow in chunks of 1,024 entries that are kept once allocated (see
 /// ``ChunkedBuffer``), so scheduling, cancelling and running allocate nothing once they have grown to the peak
 /// number of pending actions. Closures, which Tempo's own timers never use, live in a dictionary by slot.
@@ -47,10 +47,16 @@ struct CompactDeadlineQueue: ~Copyable {
         }
     }
 
-    /// The slot table, in three columns (no padding): the target (`nil` for a closure or a free slot), the action's
-    /// id (for a free slot: the next free slot + 1, or 0), and the sequence number of its keys (0 for a free slot).
-    private var targets = ChunkedBuffer<ScheduledTargetReference?>(filler: nil)
-    private var ids = ChunkedBuffer<UInt64>(filler: 0)
+    /// A row of the slot table: the target (`nil` for a closure or a free slot) and the action's id (for a free
+    /// slot: the next free slot + 1, or 0).
+    struct Row {
+        var target: ScheduledTargetReference?
+        var id: UInt64
+    }
+
+    /// The slot table, in two columns (no padding): the rows, and the sequence number of each slot's keys (0 for a
+    /// free slot).
+    private var rows = ChunkedBuffer<Row>(filler: Row(target: nil, id: 0))
     private var sequences = ChunkedBuffer<UInt32>(filler: 0)
     /// Slots ever used; slots below this are live or on the free list.
     private var usedSlots = 0
@@ -95,22 +101,24 @@ struct CompactDeadlineQueue: ~Copyable {
         let slot: Int
         if freeHead != 0 {
             slot = Int(freeHead - 1)
-            freeHead = ids[slot]
+            freeHead = rows[slot].id
         } else {
             precondition(usedSlots < Int(UInt32.max), "CompactDeadlineQueue is full")
             slot = usedSlots
             usedSlots += 1
-            if slot == targets.capacity {
-                targets.grow()
-                ids.grow()
+            if slot == rows.capacity {
+                rows.grow()
                 sequences.grow()
             }
         }
-        ids[slot] = id
         sequences[slot] = sequence
         switch work {
-        case .action(let action): actions[UInt32(slot)] = action
-        case .target(let target, _): targets[slot] = target
+        case .action(let action):
+            rows[slot].id = id
+            actions[UInt32(slot)] = action
+        case .target(let target, _):
+            // A free row holds no target: the exchange moves `target` in with no release.
+            _ = rows.exchange(at: slot, with: Row(target: target, id: id))
         }
         live += 1
         let key = Key(instant: deadline.nanosecondsRoundedUp, sequence: sequence, slot: UInt32(slot))
@@ -132,21 +140,21 @@ struct CompactDeadlineQueue: ~Copyable {
     @discardableResult
     mutating func remove(id: UInt64, slot: UInt32) -> Work? {
         let index = Int(slot)
-        guard id != 0, index < usedSlots, sequences[index] != 0, ids[index] == id else { return nil }
+        guard id != 0, index < usedSlots, sequences[index] != 0, rows[index].id == id else { return nil }
         return release(index)
     }
 
     private mutating func release(_ slot: Int) -> Work {
+        // Moves the target out of the row (no retain or release), leaving the free row in its place.
+        let row = rows.exchange(at: slot, with: Row(target: nil, id: freeHead))
         let work: Work
-        if let target = targets[slot] {
-            work = .target(target, id: ids[slot])
-            targets[slot] = nil
+        if let target = row.target {
+            work = .target(target, id: row.id)
         } else {
             // A live slot without a target holds a closure.
             work = .action(actions.removeValue(forKey: UInt32(slot))!)
         }
         sequences[slot] = 0
-        ids[slot] = freeHead
         freeHead = UInt64(slot) + 1
         live -= 1
         let keys = punctual.count + lenient.count + lenientWake.count
@@ -184,16 +192,19 @@ struct CompactDeadlineQueue: ~Copyable {
 
     /// The instant by which the scheduler should wake: the minimum over live entries of deadline + leeway.
     mutating func wakeInstant() -> TimerInstant? {
+        wakeNanoseconds().map { TimerInstant(offset: .nanoseconds($0)) }
+    }
+
+    /// ``wakeInstant()`` in nanoseconds since the clock's origin.
+    mutating func wakeNanoseconds() -> Int64? {
         let first = Self.liveTop(&punctual, sequences)?.instant
         let second = Self.liveTop(&lenientWake, sequences)?.instant
-        let wake: Int64
         switch (first, second) {
         case (nil, nil): return nil
-        case (let first?, nil): wake = first
-        case (nil, let second?): wake = second
-        case (let first?, let second?): wake = min(first, second)
+        case (let first?, nil): return first
+        case (nil, let second?): return second
+        case (let first?, let second?): return min(first, second)
         }
-        return TimerInstant(offset: .nanoseconds(wake))
     }
 
     /// Removes, in deadline order (FIFO among equals), every live entry due at `now`, appending its id and work
@@ -203,7 +214,7 @@ struct CompactDeadlineQueue: ~Copyable {
         while let (top, isPunctual) = earliest(), top.instant <= limit {
             if isPunctual { punctual.removeMin() } else { lenient.removeMin() }
             let slot = Int(top.slot)
-            let id = ids[slot]
+            let id = rows[slot].id
             due.append((id, release(slot)))
         }
     }
@@ -262,18 +273,20 @@ struct CompactDeadlineQueue: ~Copyable {
         lenientWake._checkInvariants()
         var liveSlots = 0
         for slot in 0..<usedSlots where sequences[slot] != 0 {
+            precondition(rows[slot].id != 0, "a live slot has no id")
             liveSlots += 1
             precondition(sequences[slot] < nextSequence, "a slot's sequence number was not handed out yet")
             precondition(
-                (targets[slot] == nil) == (actions[UInt32(slot)] != nil), "a live slot has no work, or two")
+                (rows[slot].target == nil) == (actions[UInt32(slot)] != nil), "a live slot has no work, or two")
         }
         precondition(liveSlots == live, "live count is wrong")
         var free = 0
         var cursor = freeHead
         while cursor != 0 {
             precondition(sequences[Int(cursor - 1)] == 0, "a live slot is on the free list")
+            precondition(rows[Int(cursor - 1)].target == nil, "a free slot holds a target")
             free += 1
-            cursor = ids[Int(cursor - 1)]
+            cursor = rows[Int(cursor - 1)].id
         }
         precondition(free + live == usedSlots, "slot table and free list disagree")
         precondition(actions.count <= live, "a closure is kept for a free slot")

@@ -152,7 +152,8 @@ final class ClockDriver: Sendable {
     private struct State: ~Copyable {
         var queue = CompactDeadlineQueue()
         var alarm: (any SchedulerAlarm)?
-        var armedAt: TimerInstant?
+        /// The wake the kernel timer is armed for, in nanoseconds since the clock's origin.
+        var armedAt: Int64?
         /// Set while the driver thread runs due actions: the alarm is re-armed once when they are done,
         /// instead of on every insert an action makes (a timer re-arming itself costs no syscall before
         /// its handler runs).
@@ -232,17 +233,17 @@ final class ClockDriver: Sendable {
 
     /// Arms the kernel timer when the next wake moved earlier than the armed one (or nothing is armed).
     private func rearmIfEarlier(_ state: inout State) {
-        guard let wake = state.queue.wakeInstant() else { return }
+        guard let wake = state.queue.wakeNanoseconds() else { return }
         if let armed = state.armedAt, armed <= wake { return }
         state.armedAt = wake
-        state.alarm?.arm(at: wake)
+        state.alarm?.arm(at: TimerInstant(offset: .nanoseconds(wake)))
     }
 
     /// Arms the kernel timer for the next wake, or disarms it when nothing is pending.
     private func rearm(_ state: inout State) {
-        let wake = state.queue.wakeInstant()
+        let wake = state.queue.wakeNanoseconds()
         state.armedAt = wake
-        state.alarm?.arm(at: wake)
+        state.alarm?.arm(at: wake.map { TimerInstant(offset: .nanoseconds($0)) })
     }
 
     /// Called on a driver thread when the kernel timer fires (or the wall clock was set).

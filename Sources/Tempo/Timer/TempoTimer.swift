@@ -379,27 +379,27 @@ public final class TempoTimer: Sendable {
     }
 
     private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
-        let actions: TimerStateMachine.Actions
-        if let driver {
-            // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the
-            // same critical section (no second lock round trip, and no window in which the handle is unknown). Lock
-            // order: the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and
-            // no work runs under it).
-            actions = machine.withLock { machine in
-                var actions = transition(&machine)
-                switch actions.scheduler {
-                case .none, .disarm: break
-                case .arm(let arm):
+        // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
+        // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
+        // the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and no work runs
+        // under it). Other schedulers are armed after the lock is released (``run(_:)``).
+        let actions = machine.withLock { machine in
+            var actions = transition(&machine)
+            switch actions.scheduler {
+            case .none, .disarm:
+                break
+            case .arm(let arm):
+                if let driver {
                     armSystem(driver, arm, &machine)
                     actions.scheduler = .none
-                case .replace(let old, let arm):
+                }
+            case .replace(let old, let arm):
+                if let driver {
                     armSystem(driver, arm, &machine)
                     actions.scheduler = .disarm(old)
                 }
-                return actions
             }
-        } else {
-            actions = machine.withLock { transition(&$0) }
+            return actions
         }
         run(actions)
     }
