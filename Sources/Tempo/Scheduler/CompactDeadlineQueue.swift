@@ -185,11 +185,6 @@ struct CompactDeadlineQueue: ~Copyable {
         }
     }
 
-    /// The earliest deadline of a live entry.
-    mutating func earliestDeadline() -> TimerInstant? {
-        earliest().map { TimerInstant(offset: .nanoseconds($0.key.instant)) }
-    }
-
     /// The instant by which the scheduler should wake: the minimum over live entries of deadline + leeway.
     mutating func wakeInstant() -> TimerInstant? {
         wakeNanoseconds().map { TimerInstant(offset: .nanoseconds($0)) }

@@ -148,6 +148,10 @@ public final class SystemScheduler: TimerScheduler {
 }
 
 /// The deadlines of one clock and the alarm that wakes for them.
+///
+/// Lock order: the driver's lock is a leaf. Nothing takes another lock while holding it (due work runs, and removed
+/// work is released, after it is unlocked; arming the kernel timer is a system call), so a ``TempoTimer`` and a
+/// ``TimingWheel`` may schedule and cancel while holding their own lock.
 final class ClockDriver: Sendable {
     private struct State: ~Copyable {
         var queue = CompactDeadlineQueue()

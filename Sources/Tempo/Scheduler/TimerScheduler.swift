@@ -77,7 +77,8 @@ extension TimerScheduler {
 ///
 /// Handles are unique per scheduler for the life of the process; cancelling a stale handle is harmless.
 public struct ScheduledAction: Hashable, Sendable {
-    /// The scheduler's identifier for the action; increasing in scheduling order.
+    /// The scheduler's identifier for the action; increasing in scheduling order (on ``SystemScheduler``, among the
+    /// actions of one clock).
     public let id: UInt64
 
     /// Where the scheduler keeps the action (its row in a reused table), or `UInt32.max` when unknown.

@@ -407,8 +407,11 @@ public final class TempoTimer: Sendable {
     /// Inserts `arm` into ``SystemScheduler`` and records its handle; called under the timer's lock.
     private func armSystem(_ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine) {
         let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: .timer(self))
-        let recorded = machine.armed(action, generation: arm.generation)
-        assert(recorded, "an arm request is recorded in the critical section that made it")
+        // Always recorded: the transition that requested the arm left the machine waiting for exactly this one.
+        if !machine.armed(action, generation: arm.generation) {
+            assertionFailure("an arm request was not recorded in the critical section that made it")
+            driver.remove(id: action.id, slot: action.slot)
+        }
     }
 
     private func run(_ actions: TimerStateMachine.Actions) {
