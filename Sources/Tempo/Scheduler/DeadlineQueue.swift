@@ -1,4 +1,4 @@
-/// The pending actions of one clock, ordered by deadline, FIFO among equal deadlines.
+/// The pending actions of one virtual or `Clock`-driven clock, ordered by exact deadline, FIFO among equal deadlines.
 ///
 /// Actions live in a table of slots that is reused as actions come and go, so that once the table has grown to
 /// the peak number of pending actions, scheduling, cancelling and running allocate nothing. Two binary heaps of
@@ -6,8 +6,9 @@
 /// whose slot was cancelled or reused is skipped lazily, and the heaps are rebuilt when dead keys outnumber live
 /// ones. Not thread-safe: callers keep it in a lock.
 ///
-/// A slot is 32 bytes and a key 32: a slot holds a target and its tag inline, while closures, which Tempo's own
-/// timers never use, live in a dictionary by slot (which also keeps its storage once grown).
+/// A slot is 24 bytes (its id and closure) and a key 32 (an exact instant, the id and the slot); every entry has a
+/// key in each heap. ``SystemScheduler`` uses the smaller ``CompactDeadlineQueue``, which keeps deadlines at
+/// nanosecond resolution; this one keeps exact instants, which virtual time needs.
 package struct DeadlineQueue: Sendable {
     package typealias Action = @Sendable () -> Void
 
@@ -15,14 +16,11 @@ package struct DeadlineQueue: Sendable {
     package enum Work: Sendable {
         /// A closure, kept until it ran or was cancelled.
         case action(Action)
-        /// An object told which of its arms came due: no closure is allocated per arm.
-        case target(any ScheduledTarget, tag: UInt64)
 
         /// Runs the work (outside the scheduler's lock).
         package func run() {
             switch self {
             case .action(let action): action()
-            case .target(let target, let tag): target.scheduledDeadlineReached(tag: tag)
             }
         }
     }
@@ -33,29 +31,23 @@ package struct DeadlineQueue: Sendable {
         package var id: UInt64
     }
 
-    /// A table row: the id of the action it holds (0 when free) and its target with the target's tag (`nil` for a
-    /// closure, which is in ``actions``). No `Work` here: its closure case would add a tag byte, and 8 bytes of
-    /// stride, to every row.
+    /// A table row: the id of the action it holds (0 when free) and its closure (`nil` when free).
     private struct Slot: Sendable {
         var id: UInt64
-        var tag: UInt64 = 0
-        var target: (any ScheduledTarget)?
+        var action: Action?
     }
 
-    /// A heap key: `hasLeeway` (of the slot's entry) fills what would be padding.
+    /// A heap key.
     private struct Key: Comparable, Sendable {
         var instant: TimerInstant
         var id: UInt64
         var slot: UInt32
-        var hasLeeway = false
         static func < (a: Key, b: Key) -> Bool {
             a.instant != b.instant ? a.instant < b.instant : a.id < b.id
         }
     }
 
     private var slots: [Slot] = []
-    /// The closures of the slots that hold one.
-    private var actions: [UInt32: Action] = [:]
     private var freeSlots: [UInt32] = []
     private var byDeadline = BinaryHeap<Key>()
     private var byLatest = BinaryHeap<Key>()
@@ -82,8 +74,7 @@ package struct DeadlineQueue: Sendable {
         precondition(id != 0, "DeadlineQueue ids are nonzero")
         let row: Slot
         switch work {
-        case .action: row = Slot(id: id)
-        case .target(let target, let tag): row = Slot(id: id, tag: tag, target: target)
+        case .action(let action): row = Slot(id: id, action: action)
         }
         let slot: UInt32
         if let free = freeSlots.popLast() {
@@ -94,15 +85,9 @@ package struct DeadlineQueue: Sendable {
             slot = UInt32(slots.count)
             slots.append(row)
         }
-        if case .action(let action) = work {
-            actions[slot] = action
-        }
         live += 1
-        let hasLeeway = leeway != .zero
-        byDeadline.insert(Key(instant: deadline, id: id, slot: slot, hasLeeway: hasLeeway))
-        if hasLeeway {
-            byLatest.insert(Key(instant: deadline + leeway, id: id, slot: slot, hasLeeway: true))
-        }
+        byDeadline.insert(Key(instant: deadline, id: id, slot: slot))
+        byLatest.insert(Key(instant: deadline + leeway, id: id, slot: slot))
         return slot
     }
 
@@ -133,10 +118,7 @@ package struct DeadlineQueue: Sendable {
         slots[Int(slot)] = Slot(id: 0)
         freeSlots.append(slot)
         live -= 1
-        if let target = row.target {
-            return .target(target, tag: row.tag)
-        }
-        return actions.removeValue(forKey: slot).map { .action($0) }
+        return row.action.map { .action($0) }
     }
 
     /// The earliest deadline of a live entry.
@@ -149,17 +131,12 @@ package struct DeadlineQueue: Sendable {
     }
 
     /// The instant by which the scheduler should wake: the minimum over live entries of deadline + leeway.
-    ///
-    /// An entry without leeway that has the earliest deadline is that minimum; otherwise it is the smallest
-    /// deadline + leeway of the entries with leeway.
     package mutating func wakeInstant() -> TimerInstant? {
-        guard let first = earliestDeadline() else { return nil }
-        guard byDeadline.min!.hasLeeway else { return first.deadline }
         while let top = byLatest.min {
             if isLive(top) { return top.instant }
             byLatest.removeMin()
         }
-        return first.deadline
+        return nil
     }
 
     /// Removes, in deadline order (FIFO among equals), every live entry due at `now`, appending its id and work
@@ -200,9 +177,7 @@ package struct DeadlineQueue: Sendable {
         precondition(byDeadline.count >= live, "deadline heap lost entries")
         precondition(slots.count == live + freeSlots.count, "slot table and free list disagree")
         precondition(slots.filter { $0.id != 0 }.count == live, "live count is wrong")
-        precondition(
-            actions.keys.allSatisfy { slots[Int($0)].id != 0 && slots[Int($0)].target == nil },
-            "a closure is kept for a free slot or a target's slot")
+        precondition(slots.allSatisfy { ($0.id != 0) == ($0.action != nil) }, "a closure is kept for a free slot")
         #endif
     }
 }

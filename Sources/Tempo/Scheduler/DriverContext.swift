@@ -20,7 +20,7 @@ final class DriverContext: @unchecked Sendable {
     /// Which of the clock's driver threads owns this context (0 or 1).
     let index: Int
     /// The due work of one wake, reused from wake to wake so that a wake allocates no array.
-    var due: [(UInt64, DeadlineQueue.Work)] = []
+    var due: [(UInt64, CompactDeadlineQueue.Work)] = []
     /// Whether the thread is running due work and can take a mailbox to drain after it.
     var acceptsMailbox = false
     /// The mailbox taken in this wake.

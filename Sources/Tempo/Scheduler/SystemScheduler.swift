@@ -63,7 +63,6 @@ public final class SystemScheduler: TimerScheduler {
     /// The kernel timer this scheduler sleeps on.
     public let backend: Backend
     private let drivers: [ClockDriver]
-    private let nextID = Atomic<UInt64>(1)
 
     /// Creates a scheduler of its own on `backend`, with its own driver threads. Most code uses ``shared``.
     ///
@@ -95,28 +94,32 @@ public final class SystemScheduler: TimerScheduler {
         schedule(at: deadline, leeway: leeway, clock: clock, work: .action(action))
     }
 
-    /// Schedules a call of `target` with `tag`, with no allocation once the clock's table has grown: how Tempo's
-    /// own timers arm. Timing as in ``schedule(at:leeway:clock:_:)``.
-    package func schedule(
+    /// Schedules a call of `target` with the returned action's id, with no allocation once the clock's table has
+    /// grown: how Tempo's own timers arm. Timing as in ``schedule(at:leeway:clock:_:)``.
+    ///
+    /// The scheduler's lock is a leaf: no other lock is taken while it is held, so this may be called under the
+    /// caller's own lock (a timer arms under its lock, so that it records the handle in the same critical section).
+    func schedule(
         at deadline: TimerInstant,
         leeway: Duration,
         clock: TimerClock,
-        target: any ScheduledTarget,
-        tag: UInt64
+        target: ScheduledTargetReference
     ) -> ScheduledAction {
-        schedule(at: deadline, leeway: leeway, clock: clock, work: .target(target, tag: tag))
+        drivers[clock.index].schedule(at: deadline, leeway: leeway, target: target)
+    }
+
+    /// The driver of `clock`: what a ``TempoTimer`` on this scheduler keeps (it knows its clock and arms directly).
+    func driver(for clock: TimerClock) -> ClockDriver {
+        drivers[clock.index]
     }
 
     private func schedule(
         at deadline: TimerInstant,
         leeway: Duration,
         clock: TimerClock,
-        work: DeadlineQueue.Work
+        work: CompactDeadlineQueue.Work
     ) -> ScheduledAction {
-        let index = clock.index
-        let id = (nextID.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(index)
-        let slot = drivers[index].insert(id: id, deadline: deadline, leeway: leeway, work: work)
-        return ScheduledAction(id: id, slot: slot)
+        drivers[clock.index].schedule(at: deadline, leeway: leeway, work: work)
     }
 
     /// Cancels a scheduled action; once this returns it does not start. Stale handles are ignored.
@@ -145,11 +148,16 @@ public final class SystemScheduler: TimerScheduler {
 }
 
 /// The deadlines of one clock and the alarm that wakes for them.
+///
+/// Lock order: the driver's lock is a leaf. Nothing takes another lock while holding it (due work runs, and removed
+/// work is released, after it is unlocked; arming the kernel timer is a system call), so a ``TempoTimer`` and a
+/// ``TimingWheel`` may schedule and cancel while holding their own lock.
 final class ClockDriver: Sendable {
     private struct State: ~Copyable {
-        var queue = DeadlineQueue()
+        var queue = CompactDeadlineQueue()
         var alarm: (any SchedulerAlarm)?
-        var armedAt: TimerInstant?
+        /// The wake the kernel timer is armed for, in nanoseconds since the clock's origin.
+        var armedAt: Int64?
         /// Set while the driver thread runs due actions: the alarm is re-armed once when they are done,
         /// instead of on every insert an action makes (a timer re-arming itself costs no syscall before
         /// its handler runs).
@@ -159,6 +167,9 @@ final class ClockDriver: Sendable {
     let clock: TimerClock
     private let backend: SystemScheduler.Backend
     private let state = TempoMutex(State())
+    /// Numbers the clock's actions; an action's id is its number with the clock's index in the two low bits, so ids
+    /// are unique across the scheduler's clocks and increasing on each.
+    private let nextNumber = Atomic<UInt64>(1)
 
     init(clock: TimerClock, backend: SystemScheduler.Backend) {
         self.clock = clock
@@ -184,7 +195,26 @@ final class ClockDriver: Sendable {
 
     var pendingCount: Int { state.withLock { $0.queue.count } }
 
-    func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: DeadlineQueue.Work) -> UInt32 {
+    /// Schedules a call of `target` with the new action's id; see ``SystemScheduler/schedule(at:leeway:clock:target:)``.
+    func schedule(at deadline: TimerInstant, leeway: Duration, target: ScheduledTargetReference) -> ScheduledAction {
+        let id = makeID()
+        let slot = insert(id: id, deadline: deadline, leeway: leeway, work: .target(target, id: id))
+        return ScheduledAction(id: id, slot: slot)
+    }
+
+    /// Schedules `work`.
+    func schedule(at deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> ScheduledAction {
+        let id = makeID()
+        let slot = insert(id: id, deadline: deadline, leeway: leeway, work: work)
+        return ScheduledAction(id: id, slot: slot)
+    }
+
+    private func makeID() -> UInt64 {
+        (nextNumber.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(clock.index)
+    }
+
+    private func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> UInt32
+    {
         state.withLock { state in
             let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work)
             if state.alarm == nil {
@@ -199,7 +229,7 @@ final class ClockDriver: Sendable {
     /// once for nothing and re-arms for what is left, which costs less than a syscall on every cancel.
     func remove(id: UInt64, slot: UInt32) {
         // The work is released outside the lock: its captures may run deinitializers that call back in.
-        let removed = state.withLock { state -> DeadlineQueue.Work? in
+        let removed = state.withLock { state -> CompactDeadlineQueue.Work? in
             state.queue.remove(id: id, slot: slot)
         }
         withExtendedLifetime(removed) {}
@@ -207,17 +237,17 @@ final class ClockDriver: Sendable {
 
     /// Arms the kernel timer when the next wake moved earlier than the armed one (or nothing is armed).
     private func rearmIfEarlier(_ state: inout State) {
-        guard let wake = state.queue.wakeInstant() else { return }
+        guard let wake = state.queue.wakeNanoseconds() else { return }
         if let armed = state.armedAt, armed <= wake { return }
         state.armedAt = wake
-        state.alarm?.arm(at: wake)
+        state.alarm?.arm(at: TimerInstant(offset: .nanoseconds(wake)))
     }
 
     /// Arms the kernel timer for the next wake, or disarms it when nothing is pending.
     private func rearm(_ state: inout State) {
-        let wake = state.queue.wakeInstant()
+        let wake = state.queue.wakeNanoseconds()
         state.armedAt = wake
-        state.alarm?.arm(at: wake)
+        state.alarm?.arm(at: wake.map { TimerInstant(offset: .nanoseconds($0)) })
     }
 
     /// Called on a driver thread when the kernel timer fires (or the wall clock was set).

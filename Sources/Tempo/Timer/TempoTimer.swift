@@ -45,14 +45,10 @@ public final class TempoTimer: Sendable {
     // The stored properties are ordered so that the object has no padding between them: every armed timer is
     // one allocation of this object, so each byte counts (see docs/latency.md, "Arming and cancelling many timers").
 
-    /// The scheduler, in one word: ``SystemScheduler`` is armed with no closure per arm.
+    /// The scheduler, the clock and how the mailbox gets drained, in one word: on ``SystemScheduler`` the driver of
+    /// the timer's clock, armed with no closure per arm.
     private let engine: Engine
-    /// How the mailbox gets drained, with its queue, in one word.
-    private let route: Route
     private let machine: TempoMutex<TimerStateMachine>
-
-    /// The clock this timer measures deadlines on.
-    public let clock: TimerClock
 
     /// Ticks claimed from the mailbox whose handlers have not been called yet. ``cancel()`` waits for this
     /// to reach zero, which takes a few instructions (no user code runs in between), so that a run that
@@ -114,22 +110,23 @@ public final class TempoTimer: Sendable {
         handler: Handler?
     ) throws(TempoError) {
         try configuration.validate()
-        self.clock = configuration.clock
+        let clock = configuration.clock
         if let system = Self.systemScheduler(scheduler) {
-            engine = .system(system)
+            let driver = system.driver(for: clock)
             switch configuration.delivery.kind {
-            case .immediate: route = .inline
-            case .privateQueue: route = .pool
-            case .queue(let target): route = .queue(target)
+            case .immediate: engine = .systemInline(driver)
+            case .privateQueue: engine = .systemPool(driver)
+            case .queue(let target): engine = .systemQueue(QueueRoute(driver: driver, queue: target))
             }
         } else {
             // Not `scheduler` itself: its pending action keeps this timer alive (see `heldReference`).
-            engine = .other(SchedulerBox(scheduler.heldReference))
+            let queue: DispatchQueue?
             switch configuration.delivery.kind {
-            case .immediate: route = .schedulerImmediate
-            case .privateQueue: route = .scheduler(DeliveryPool.queue)
-            case .queue(let target): route = .scheduler(target)
+            case .immediate: queue = nil
+            case .privateQueue: queue = DeliveryPool.queue
+            case .queue(let target): queue = target
             }
+            engine = .other(OtherScheduler(scheduler: scheduler.heldReference, clock: clock, queue: queue))
         }
         machine = TempoMutex(
             TimerStateMachine(config: configuration, handler: handler, targetIsAlive: targetIsAlive))
@@ -150,19 +147,30 @@ public final class TempoTimer: Sendable {
     /// The timer's lifecycle state.
     public var state: TimerState { machine.withLock { $0.state } }
 
-    /// The scheduler that provides this timer's time.
-    private var scheduler: any TimerScheduler {
+    /// The clock this timer measures deadlines on.
+    public var clock: TimerClock {
         switch engine {
-        case .system(let system): system
-        case .other(let box): box.scheduler
+        case .systemPool(let driver), .systemInline(let driver): driver.clock
+        case .systemQueue(let route): route.driver.clock
+        case .other(let other): other.clock
+        }
+    }
+
+    /// The ``SystemScheduler`` driver of the timer's clock, or `nil` on another scheduler.
+    private var driver: ClockDriver? {
+        switch engine {
+        case .systemPool(let driver), .systemInline(let driver): driver
+        case .systemQueue(let route): route.driver
+        case .other: nil
         }
     }
 
     /// The current instant of the timer's clock.
     private func now() -> TimerInstant {
         switch engine {
-        case .system(let system): system.now(clock)
-        case .other(let box): box.scheduler.now(clock)
+        case .systemPool(let driver), .systemInline(let driver): PlatformClock.now(driver.clock)
+        case .systemQueue(let route): PlatformClock.now(route.driver.clock)
+        case .other(let other): other.scheduler.now(other.clock)
         }
     }
 
@@ -188,13 +196,17 @@ public final class TempoTimer: Sendable {
     /// The current configuration (its interval and leeway reflect ``reset(interval:)`` and ``leeway``).
     public var configuration: Configuration {
         let delivery: TimerDelivery
-        switch route {
-        case .inline: delivery = .immediate
-        case .pool: delivery = .privateQueue
-        case .queue(let queue), .scheduler(let queue):
-            delivery = queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
-        case .schedulerImmediate:
-            delivery = .immediate
+        switch engine {
+        case .systemInline: delivery = .immediate
+        case .systemPool: delivery = .privateQueue
+        case .systemQueue(let route):
+            delivery = route.queue === DeliveryPool.queue ? .privateQueue : .queue(route.queue)
+        case .other(let other):
+            if let queue = other.queue {
+                delivery = queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
+            } else {
+                delivery = .immediate
+            }
         }
         return machine.withLock { $0.configuration(delivery: delivery, clock: clock) }
     }
@@ -329,37 +341,77 @@ public final class TempoTimer: Sendable {
 
     // MARK: Machinery
 
-    /// The scheduler of a timer: ``SystemScheduler`` directly, any other one boxed (one word either way).
+    /// The scheduler, clock and delivery route of a timer, in one word: every case holds one reference, so the case
+    /// fits in the reference's spare bits. The two common cases on ``SystemScheduler`` hold the driver of the timer's
+    /// clock (which knows the clock) directly; the others hold a small box made when the timer is created.
     private enum Engine {
-        case system(SystemScheduler)
-        case other(SchedulerBox)
+        /// ``SystemScheduler``, default delivery: drained on ``DeliveryPool/shared`` (or the driver thread).
+        case systemPool(ClockDriver)
+        /// ``SystemScheduler``, ``TimerDelivery/immediate``: drained on the thread that queued the delivery.
+        case systemInline(ClockDriver)
+        /// ``SystemScheduler``, ``TimerDelivery/queue(_:)``: drained on that queue.
+        case systemQueue(QueueRoute)
+        /// Another scheduler: drained through its ``TimerScheduler/execute(on:_:)``.
+        case other(OtherScheduler)
     }
 
-    /// A scheduler other than ``SystemScheduler`` (its `heldReference`), boxed to keep ``Engine`` one word.
-    private final class SchedulerBox: Sendable {
+    /// A ``SystemScheduler`` clock driver and the queue a timer delivers on.
+    private final class QueueRoute: Sendable {
+        let driver: ClockDriver
+        let queue: DispatchQueue
+        init(driver: ClockDriver, queue: DispatchQueue) {
+            self.driver = driver
+            self.queue = queue
+        }
+    }
+
+    /// A scheduler other than ``SystemScheduler`` (its `heldReference`), the timer's clock, and the queue to pass to
+    /// the scheduler's ``TimerScheduler/execute(on:_:)`` (`nil` for ``TimerDelivery/immediate``).
+    private final class OtherScheduler: Sendable {
         let scheduler: any TimerScheduler
-        init(_ scheduler: any TimerScheduler) { self.scheduler = scheduler }
-    }
-
-    /// How a timer's mailbox gets drained. One word: the cases with a queue have no optional, so the case fits in the
-    /// reference's spare bits.
-    private enum Route {
-        /// On the thread that queued the delivery (``TimerDelivery/immediate`` on ``SystemScheduler``).
-        case inline
-        /// On ``DeliveryPool/shared`` (the default delivery on ``SystemScheduler``).
-        case pool
-        /// On this queue (``TimerDelivery/queue(_:)`` on ``SystemScheduler``).
-        case queue(DispatchQueue)
-        /// Through the scheduler's ``TimerScheduler/execute(on:_:)`` with this queue (schedulers other than
-        /// ``SystemScheduler``).
-        case scheduler(DispatchQueue)
-        /// Through the scheduler's ``TimerScheduler/execute(on:_:)`` with no queue: at once, on the calling thread.
-        case schedulerImmediate
+        let clock: TimerClock
+        let queue: DispatchQueue?
+        init(scheduler: any TimerScheduler, clock: TimerClock, queue: DispatchQueue?) {
+            self.scheduler = scheduler
+            self.clock = clock
+            self.queue = queue
+        }
     }
 
     private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
-        let actions = machine.withLock { transition(&$0) }
+        // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
+        // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
+        // the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and no work runs
+        // under it). Other schedulers are armed after the lock is released (``run(_:)``).
+        let actions = machine.withLock { machine in
+            var actions = transition(&machine)
+            switch actions.scheduler {
+            case .none, .disarm:
+                break
+            case .arm(let arm):
+                if let driver {
+                    armSystem(driver, arm, &machine)
+                    actions.scheduler = .none
+                }
+            case .replace(let old, let arm):
+                if let driver {
+                    armSystem(driver, arm, &machine)
+                    actions.scheduler = .disarm(old)
+                }
+            }
+            return actions
+        }
         run(actions)
+    }
+
+    /// Inserts `arm` into ``SystemScheduler`` and records its handle; called under the timer's lock.
+    private func armSystem(_ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine) {
+        let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: .timer(self))
+        // Always recorded: the transition that requested the arm left the machine waiting for exactly this one.
+        if !machine.armed(action, generation: arm.generation) {
+            assertionFailure("an arm request was not recorded in the critical section that made it")
+            driver.remove(id: action.id, slot: action.slot)
+        }
     }
 
     private func run(_ actions: TimerStateMachine.Actions) {
@@ -379,17 +431,15 @@ public final class TempoTimer: Sendable {
         }
     }
 
+    /// Arms a scheduler other than ``SystemScheduler`` (which ``perform(_:)`` arms under the lock), then records
+    /// the handle, unless the arm went stale meanwhile.
     private func arm(_ arm: TimerStateMachine.Arm) {
+        guard case .other(let other) = engine else {
+            preconditionFailure("SystemScheduler arms are made under the timer's lock")
+        }
         let generation = arm.generation
-        let action: ScheduledAction
-        switch engine {
-        case .system(let system):
-            action = system.schedule(
-                at: arm.deadline, leeway: arm.leeway, clock: clock, target: self, tag: generation)
-        case .other(let box):
-            action = box.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: clock) { [self] in
-                scheduledDeadlineReached(tag: generation)
-            }
+        let action = other.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: other.clock) { [self] in
+            scheduledDeadlineReached(generation: generation)
         }
         if !machine.withLock({ $0.armed(action, generation: generation) }) {
             cancelScheduled(action)
@@ -399,21 +449,21 @@ public final class TempoTimer: Sendable {
     /// Cancels an armed action on the engine directly (``SystemScheduler`` with no existential in between).
     private func cancelScheduled(_ action: ScheduledAction) {
         switch engine {
-        case .system(let system): system.cancel(action)
-        case .other(let box): box.scheduler.cancel(action)
+        case .systemPool(let driver), .systemInline(let driver): driver.remove(id: action.id, slot: action.slot)
+        case .systemQueue(let route): route.driver.remove(id: action.id, slot: action.slot)
+        case .other(let other): other.scheduler.cancel(action)
         }
     }
 
     private func startDrain() {
-        switch route {
-        case .inline: drain()
-        case .pool:
+        switch engine {
+        case .systemInline: drain()
+        case .systemPool:
             // On a driver thread, the first mailbox of a wake is drained there, without a second wakeup.
             if let context = DriverContext.current, context.take(self) { return }
             DeliveryPool.shared.submit(self)
-        case .queue(let queue): queue.async { [self] in drain() }
-        case .scheduler(let queue): scheduler.execute(on: queue) { [self] in drain() }
-        case .schedulerImmediate: scheduler.execute(on: nil) { [self] in drain() }
+        case .systemQueue(let route): route.queue.async { [self] in drain() }
+        case .other(let other): other.scheduler.execute(on: other.queue) { [self] in drain() }
         }
     }
 
@@ -449,11 +499,18 @@ public final class TempoTimer: Sendable {
     }
 }
 
-extension TempoTimer: ScheduledTarget, DeliveryLane {
-    /// The scheduler reached the deadline armed with generation `tag`.
-    package func scheduledDeadlineReached(tag: UInt64) {
+extension TempoTimer: DeliveryLane {
+    /// A scheduler other than ``SystemScheduler`` reached the deadline armed with `generation`.
+    func scheduledDeadlineReached(generation: UInt32) {
         let now = now()
-        perform { $0.deadlineReached(generation: tag, now: now) }
+        perform { $0.deadlineReached(generation: generation, now: now) }
+    }
+
+    /// ``SystemScheduler`` reached the deadline of the action `id` (armed under the timer's lock, so a live one is
+    /// recorded as armed).
+    func scheduledActionReached(id: UInt64) {
+        let now = now()
+        perform { $0.deadlineReached(actionID: id, now: now) }
     }
 
     /// A pool worker drains the mailbox.

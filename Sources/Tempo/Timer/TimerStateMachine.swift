@@ -22,7 +22,7 @@ struct TimerStateMachine {
     struct Arm {
         var deadline: TimerInstant
         var leeway: Duration
-        var generation: UInt64
+        var generation: UInt32
     }
 
     /// How the scheduler's arm changes.
@@ -121,13 +121,19 @@ struct TimerStateMachine {
 
     /// The number of scheduled ticks delivered since the last start or reset.
     private(set) var fireCount = 0
-    /// Bumped by every arm request and disarm: a scheduler callback or handle of another generation is stale.
-    private var armGeneration: UInt64 = 0
     /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy (and, with
     /// ``repeatsKind``, the repeats of the configuration; the timer keeps the clock and delivery).
     private var grid: TickGrid
     private var repeatsKind: RepeatsKind
     private var drainScheduled = false
+    /// Bumped by every arm request and disarm: a scheduler callback or handle of another generation is stale.
+    ///
+    /// 32 bits, in what would be padding after the two flags. ``SystemScheduler`` callbacks are checked against the
+    /// recorded handle's id instead (see ``deadlineReached(actionID:now:)``); the callback of another scheduler is
+    /// checked against this counter, and could only be mistaken for a current one if the timer went through a
+    /// multiple of 2^32 arms and disarms between that scheduler starting the callback and the callback taking the
+    /// timer's lock.
+    private var armGeneration: UInt32 = 0
     private(set) var phase = Phase.idle
     private var mailbox = TimerMailbox()
     private(set) var handlers = TimerHandlers()
@@ -323,14 +329,22 @@ struct TimerStateMachine {
     // MARK: Scheduler callbacks
 
     /// Records the handle of an arm request; returns `false` when the request is stale and must be cancelled.
-    mutating func armed(_ action: ScheduledAction, generation: UInt64) -> Bool {
+    mutating func armed(_ action: ScheduledAction, generation: UInt32) -> Bool {
         guard case .running(.requested) = phase, generation == armGeneration else { return false }
         phase = .running(.armed(action))
         return true
     }
 
+    /// The deadline of the armed action `id` passed (schedulers whose handle is recorded in the critical section
+    /// that requested the arm, so that a live callback always finds its handle recorded): as
+    /// ``deadlineReached(generation:now:)`` when `id` is the recorded handle's, nothing otherwise.
+    mutating func deadlineReached(actionID: UInt64, now: TimerInstant) -> Actions {
+        guard case .running(.armed(let action)) = phase, action.id == actionID else { return .none }
+        return deadlineReached(generation: armGeneration, now: now)
+    }
+
     /// The armed deadline passed: hand the due slots to delivery according to the late-tick policy.
-    mutating func deadlineReached(generation: UInt64, now: TimerInstant) -> Actions {
+    mutating func deadlineReached(generation: UInt32, now: TimerInstant) -> Actions {
         guard case .running(let arming) = phase else { return .none }
         switch arming {
         case .requested, .armed:

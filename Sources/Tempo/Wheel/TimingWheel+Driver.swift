@@ -32,8 +32,10 @@ extension TimingWheel {
         state.armedTick = tick
         let instant = origin + configuration.tick * tick
         if let system {
-            state.armed = system.schedule(
-                at: instant, leeway: .zero, clock: configuration.clock, target: driver, tag: token)
+            let armed = system.schedule(at: instant, leeway: .zero, clock: configuration.clock, target: .wheel(driver))
+            state.armed = armed
+            // The scheduler tells the driver the action's id: unique, so it serves as the token of this arm.
+            state.armToken = armed.id
         } else {
             let driver = self.driver
             state.armed = scheduler.schedule(at: instant, leeway: .zero, clock: configuration.clock) {

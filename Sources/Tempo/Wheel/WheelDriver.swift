@@ -4,9 +4,9 @@ import Dispatch
 ///
 /// The scheduler keeps the driver alive while an action is armed for it; the driver does not keep the wheel alive,
 /// so dropping the last reference to a wheel frees it (its `deinit` cancels the armed action). On
-/// ``SystemScheduler`` the driver is armed with no closure (``ScheduledTarget``), so a driver run allocates nothing;
+/// ``SystemScheduler`` the driver is armed with no closure (``ScheduledTargetReference``), so a driver run allocates nothing;
 /// other schedulers get a closure that captures the driver.
-final class WheelDriver: ScheduledTarget, DeliveryLane, @unchecked Sendable {
+final class WheelDriver: DeliveryLane, @unchecked Sendable {
     // @unchecked: `wheel` and `drainItem` are written once, in `TimingWheel.init`, before the driver is handed to
     // any scheduler or thread, and only read afterwards; a weak reference's loads are themselves thread-safe, and a
     // `DispatchWorkItem` may be submitted from any thread.
@@ -15,7 +15,7 @@ final class WheelDriver: ScheduledTarget, DeliveryLane, @unchecked Sendable {
     /// queue delivery allocates no closure per driver run. Holds the driver weakly.
     nonisolated(unsafe) var drainItem: DispatchWorkItem?
 
-    /// The scheduler reached the deadline armed with token `tag`.
+    /// The scheduler reached the deadline armed with token `tag` (on ``SystemScheduler``, the action's id).
     func scheduledDeadlineReached(tag: UInt64) {
         wheel?.driverFired(token: tag)
     }

@@ -54,4 +54,11 @@ import Testing
         }
         _ = round
     }
+
+    @Test func aPunctualEntryBehindALenientOneSetsTheWake() {
+        var queue = DeadlineQueue()
+        queue.insert(id: 1, deadline: TimerInstant(offset: .nanoseconds(10)), leeway: .nanoseconds(100), action: {})
+        queue.insert(id: 2, deadline: TimerInstant(offset: .nanoseconds(20)), leeway: .zero, action: {})
+        #expect(queue.wakeInstant() == TimerInstant(offset: .nanoseconds(20)))
+    }
 }

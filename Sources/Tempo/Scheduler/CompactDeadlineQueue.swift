@@ -1,0 +1,425 @@
+/// The pending actions of one ``SystemScheduler`` clock, ordered by deadline at nanosecond resolution, FIFO among
+/// equal deadlines: the compact counterpart of ``DeadlineQueue``, sized for hundreds of thousands of armed timers.
+///
+/// Deadlines are kept as whole nanoseconds (rounded up, saturated to `Int64`), the resolution of the kernel clocks
+/// the scheduler reads, so an action is due exactly when the clock's reading in nanoseconds has reached its
+/// deadline; deadlines within the same nanosecond run in scheduling order. (``DeadlineQueue`` keeps exact
+/// instants, for virtual time.)
+///
+/// An action costs 36 bytes: a row of the slot table (8 bytes of target and 8 of id in one column, 4 of sequence
+/// number in another, so that no row has padding) and a 16-byte heap key (deadline, sequence number, slot); an action with leeway has a second key, by
+/// deadline + leeway. Tables and heaps grow in chunks of 1,024 entries that are kept once allocated (see
+/// ``ChunkedBuffer``), so scheduling, cancelling and running allocate nothing once they have grown to the peak
+/// number of pending actions. Closures, which Tempo's own timers never use, live in a dictionary by slot.
+///
+/// A key whose slot was cancelled, ran or was reused has a sequence number that no longer matches the slot's: it is
+/// skipped when it reaches the top of its heap, and the heaps are compacted when dead keys outnumber live ones.
+/// Sequence numbers are 32 bits: just before they run out, the live entries are renumbered in deadline order,
+/// which keeps both staleness checks and FIFO order exact. Not thread-safe: callers keep it in a lock.
+struct CompactDeadlineQueue: ~Copyable {
+    typealias Action = @Sendable () -> Void
+
+    /// What runs when a deadline is reached.
+    enum Work: Sendable {
+        /// A closure, kept until it ran or was cancelled.
+        case action(Action)
+        /// One of Tempo's objects, told the id of the action that came due: no closure is allocated per arm.
+        case target(ScheduledTargetReference, id: UInt64)
+
+        /// Runs the work (outside the scheduler's lock).
+        func run() {
+            switch self {
+            case .action(let action): action()
+            case .target(let target, let id): target.scheduledDeadlineReached(id: id)
+            }
+        }
+    }
+
+    /// A heap key. Live when ``sequence`` equals the sequence number of its slot.
+    struct Key: Sendable {
+        /// Nanoseconds since the clock's origin (the deadline, or the deadline + leeway in the wake heap).
+        var instant: Int64
+        var sequence: UInt32
+        var slot: UInt32
+
+        func precedes(_ other: Key) -> Bool {
+            instant != other.instant ? instant < other.instant : sequence < other.sequence
+        }
+    }
+
+    /// A row of the slot table: the target (`nil` for a closure or a free slot) and the action's id (for a free
+    /// slot: the next free slot + 1, or 0).
+    struct Row {
+        var target: ScheduledTargetReference?
+        var id: UInt64
+    }
+
+    /// The slot table, in two columns (no padding): the rows, and the sequence number of each slot's keys (0 for a
+    /// free slot).
+    private var rows = ChunkedBuffer<Row>(filler: Row(target: nil, id: 0))
+    private var sequences = ChunkedBuffer<UInt32>(filler: 0)
+    /// Slots ever used; slots below this are live or on the free list.
+    private var usedSlots = 0
+    /// The first free slot + 1, or 0 when the free list is empty.
+    private var freeHead: UInt64 = 0
+    /// The closures of the slots that hold one.
+    private var actions: [UInt32: Action] = [:]
+    /// Entries without leeway, by deadline.
+    private var punctual = KeyHeap()
+    /// Entries with leeway, by deadline.
+    private var lenient = KeyHeap()
+    /// Entries with leeway, by deadline + leeway.
+    private var lenientWake = KeyHeap()
+    private var nextSequence: UInt32
+    private var live = 0
+
+    /// Creates an empty queue.
+    ///
+    /// - Parameter firstSequence: The first sequence number to hand out (tests start near the end of the range to
+    ///   reach the renumbering).
+    init(firstSequence: UInt32 = 1) {
+        precondition(firstSequence != 0, "sequence number 0 marks a free slot")
+        nextSequence = firstSequence
+    }
+
+    /// Number of live (not cancelled, not run) entries.
+    var count: Int { live }
+
+    var isEmpty: Bool { live == 0 }
+
+    /// Adds work due at `deadline`, to run by `deadline + leeway`; returns the slot that holds it.
+    ///
+    /// - Parameter id: A nonzero identifier, unique among this queue's entries over its life (it identifies the
+    ///   entry to ``remove(id:slot:)``, and a target is told it when the work runs).
+    /// - Complexity: O(log n); no allocation once the table and heaps have grown to the peak count.
+    @discardableResult
+    mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: Work) -> UInt32 {
+        precondition(id != 0, "CompactDeadlineQueue ids are nonzero")
+        if nextSequence == .max { renumber() }
+        let sequence = nextSequence
+        nextSequence += 1
+        let slot: Int
+        if freeHead != 0 {
+            slot = Int(freeHead - 1)
+            freeHead = rows[slot].id
+        } else {
+            precondition(usedSlots < Int(UInt32.max), "CompactDeadlineQueue is full")
+            slot = usedSlots
+            usedSlots += 1
+            if slot == rows.capacity {
+                rows.grow()
+                sequences.grow()
+            }
+        }
+        sequences[slot] = sequence
+        switch work {
+        case .action(let action):
+            rows[slot].id = id
+            actions[UInt32(slot)] = action
+        case .target(let target, _):
+            // A free row holds no target: the exchange moves `target` in with no release.
+            _ = rows.exchange(at: slot, with: Row(target: target, id: id))
+        }
+        live += 1
+        let key = Key(instant: deadline.nanosecondsRoundedUp, sequence: sequence, slot: UInt32(slot))
+        if leeway == .zero {
+            punctual.insert(key)
+        } else {
+            lenient.insert(key)
+            let latest = Key(
+                instant: (deadline + leeway).nanosecondsRoundedUp, sequence: sequence, slot: UInt32(slot))
+            lenientWake.insert(latest)
+        }
+        return UInt32(slot)
+    }
+
+    /// Removes an entry and returns its work (to be released outside the caller's lock), or `nil` if it was not
+    /// live.
+    ///
+    /// - Complexity: amortized O(1).
+    @discardableResult
+    mutating func remove(id: UInt64, slot: UInt32) -> Work? {
+        let index = Int(slot)
+        guard id != 0, index < usedSlots, sequences[index] != 0, rows[index].id == id else { return nil }
+        return release(index)
+    }
+
+    private mutating func release(_ slot: Int) -> Work {
+        // Moves the target out of the row (no retain or release), leaving the free row in its place.
+        let row = rows.exchange(at: slot, with: Row(target: nil, id: freeHead))
+        let work: Work
+        if let target = row.target {
+            work = .target(target, id: row.id)
+        } else {
+            // A live slot without a target holds a closure.
+            work = .action(actions.removeValue(forKey: UInt32(slot))!)
+        }
+        sequences[slot] = 0
+        freeHead = UInt64(slot) + 1
+        live -= 1
+        let keys = punctual.count + lenient.count + lenientWake.count
+        if keys > 64 && keys > 4 * live {
+            compact()
+        }
+        return work
+    }
+
+    /// Pops dead keys off the top of `heap`; returns its live top, if any.
+    private static func liveTop(_ heap: inout KeyHeap, _ sequences: borrowing ChunkedBuffer<UInt32>) -> Key? {
+        while let top = heap.min {
+            if sequences[Int(top.slot)] == top.sequence { return top }
+            heap.removeMin()
+        }
+        return nil
+    }
+
+    /// The earliest live deadline key, from whichever of the two deadline heaps has it.
+    private mutating func earliest() -> (key: Key, punctual: Bool)? {
+        let first = Self.liveTop(&punctual, sequences)
+        let second = Self.liveTop(&lenient, sequences)
+        switch (first, second) {
+        case (nil, nil): return nil
+        case (let first?, nil): return (first, true)
+        case (nil, let second?): return (second, false)
+        case (let first?, let second?): return first.precedes(second) ? (first, true) : (second, false)
+        }
+    }
+
+    /// The instant by which the scheduler should wake: the minimum over live entries of deadline + leeway.
+    mutating func wakeInstant() -> TimerInstant? {
+        wakeNanoseconds().map { TimerInstant(offset: .nanoseconds($0)) }
+    }
+
+    /// ``wakeInstant()`` in nanoseconds since the clock's origin.
+    mutating func wakeNanoseconds() -> Int64? {
+        let first = Self.liveTop(&punctual, sequences)?.instant
+        let second = Self.liveTop(&lenientWake, sequences)?.instant
+        switch (first, second) {
+        case (nil, nil): return nil
+        case (let first?, nil): return first
+        case (nil, let second?): return second
+        case (let first?, let second?): return min(first, second)
+        }
+    }
+
+    /// Removes, in deadline order (FIFO among equals), every live entry due at `now`, appending its id and work
+    /// to `due`.
+    mutating func popDue(now: TimerInstant, into due: inout [(UInt64, Work)]) {
+        let limit = now.nanosecondsRoundedDown
+        while let (top, isPunctual) = earliest(), top.instant <= limit {
+            if isPunctual { punctual.removeMin() } else { lenient.removeMin() }
+            let slot = Int(top.slot)
+            let id = rows[slot].id
+            due.append((id, release(slot)))
+        }
+    }
+
+    /// Drops every dead key and restores the heap order.
+    ///
+    /// - Complexity: O(n).
+    private mutating func compact() {
+        punctual.removeDead(sequences)
+        lenient.removeDead(sequences)
+        lenientWake.removeDead(sequences)
+    }
+
+    /// Gives the live entries the sequence numbers 1, 2, ... in deadline order (keeping their order among equal
+    /// deadlines), so that numbering can go on without wrapping around.
+    ///
+    /// Runs once every 2^32 - 1 insertions; allocates nothing (the heaps are sorted in place).
+    ///
+    /// - Complexity: O(n log n).
+    private mutating func renumber() {
+        compact()
+        punctual.sortAscending()
+        lenient.sortAscending()
+        // Merge the two sorted runs by (deadline, sequence), handing out new numbers in that order.
+        var next: UInt32 = 1
+        var i = 0
+        var j = 0
+        while i < punctual.count || j < lenient.count {
+            let takeFirst = j == lenient.count || (i < punctual.count && punctual[i].precedes(lenient[j]))
+            if takeFirst {
+                sequences[Int(punctual[i].slot)] = next
+                punctual[i].sequence = next
+                i += 1
+            } else {
+                sequences[Int(lenient[j].slot)] = next
+                lenient[j].sequence = next
+                j += 1
+            }
+            next += 1
+        }
+        for index in 0..<lenientWake.count {
+            lenientWake[index].sequence = sequences[Int(lenientWake[index].slot)]
+        }
+        // A sorted array is a heap; the wake heap's order among equal instants may have changed.
+        lenientWake.heapify()
+        nextSequence = next
+    }
+
+    /// Checks the heaps' ordering and the slot bookkeeping (debug builds only; a no-op in release builds).
+    ///
+    /// - Complexity: O(n) in debug builds.
+    func _checkInvariants() {
+        #if DEBUG
+        punctual._checkInvariants()
+        lenient._checkInvariants()
+        lenientWake._checkInvariants()
+        var liveSlots = 0
+        for slot in 0..<usedSlots where sequences[slot] != 0 {
+            precondition(rows[slot].id != 0, "a live slot has no id")
+            liveSlots += 1
+            precondition(sequences[slot] < nextSequence, "a slot's sequence number was not handed out yet")
+            precondition(
+                (rows[slot].target == nil) == (actions[UInt32(slot)] != nil), "a live slot has no work, or two")
+        }
+        precondition(liveSlots == live, "live count is wrong")
+        var free = 0
+        var cursor = freeHead
+        while cursor != 0 {
+            precondition(sequences[Int(cursor - 1)] == 0, "a live slot is on the free list")
+            precondition(rows[Int(cursor - 1)].target == nil, "a free slot holds a target")
+            free += 1
+            cursor = rows[Int(cursor - 1)].id
+        }
+        precondition(free + live == usedSlots, "slot table and free list disagree")
+        precondition(actions.count <= live, "a closure is kept for a free slot")
+        precondition(punctual.count + lenient.count >= live, "deadline heaps lost entries")
+        #endif
+    }
+}
+
+// @unchecked: every stored property is Sendable but for the chunked buffers, which are uniquely owned (the queue is
+// not copyable) and hold Sendable elements.
+extension CompactDeadlineQueue: @unchecked Sendable {}
+
+/// A binary min-heap of ``CompactDeadlineQueue/Key`` in chunked storage (no doubling, no copy when it grows).
+struct KeyHeap: ~Copyable {
+    private var storage = ChunkedBuffer<CompactDeadlineQueue.Key>(filler: .init(instant: 0, sequence: 0, slot: 0))
+    private(set) var count = 0
+
+    var min: CompactDeadlineQueue.Key? { count == 0 ? nil : storage[0] }
+
+    subscript(index: Int) -> CompactDeadlineQueue.Key {
+        get { storage[index] }
+        set { storage[index] = newValue }
+    }
+
+    /// - Complexity: O(log n).
+    mutating func insert(_ key: CompactDeadlineQueue.Key) {
+        if count == storage.capacity { storage.grow() }
+        var child = count
+        count += 1
+        // Moves parents down into the hole instead of swapping at each level.
+        while child > 0 {
+            let parent = (child - 1) / 2
+            let above = storage[parent]
+            guard key.precedes(above) else { break }
+            storage[child] = above
+            child = parent
+        }
+        storage[child] = key
+    }
+
+    /// - Complexity: O(log n).
+    mutating func removeMin() {
+        guard count > 0 else { return }
+        count -= 1
+        if count > 0 {
+            let last = storage[count]
+            siftDown(last, from: 0, end: count)
+        }
+    }
+
+    /// Places `key` in the hole at `start` and sifts it down within `0..<end`.
+    private mutating func siftDown(_ key: CompactDeadlineQueue.Key, from start: Int, end: Int) {
+        var hole = start
+        while true {
+            let left = 2 * hole + 1
+            guard left < end else { break }
+            var child = left
+            var smallest = storage[left]
+            if left + 1 < end {
+                let right = storage[left + 1]
+                if right.precedes(smallest) {
+                    child = left + 1
+                    smallest = right
+                }
+            }
+            guard smallest.precedes(key) else { break }
+            storage[hole] = smallest
+            hole = child
+        }
+        storage[hole] = key
+    }
+
+    /// Restores the heap order of the whole storage.
+    ///
+    /// - Complexity: O(n).
+    mutating func heapify() {
+        var index = count / 2 - 1
+        while index >= 0 {
+            siftDown(storage[index], from: index, end: count)
+            index -= 1
+        }
+    }
+
+    /// Removes every key whose sequence number is not its slot's in `sequences`, and restores the heap order.
+    ///
+    /// - Complexity: O(n).
+    mutating func removeDead(_ sequences: borrowing ChunkedBuffer<UInt32>) {
+        var kept = 0
+        for index in 0..<count {
+            let key = storage[index]
+            if sequences[Int(key.slot)] == key.sequence {
+                storage[kept] = key
+                kept += 1
+            }
+        }
+        count = kept
+        heapify()
+    }
+
+    /// Sorts the keys in ascending order, in place (a heapsort); an ascending array is still a valid heap.
+    ///
+    /// - Complexity: O(n log n).
+    mutating func sortAscending() {
+        // Popping the minimum into the slot freed at the end leaves the keys in descending order.
+        var end = count
+        while end > 1 {
+            let smallest = storage[0]
+            end -= 1
+            let last = storage[end]
+            storage[end] = smallest
+            siftDown(last, from: 0, end: end)
+        }
+        var low = 0
+        var high = count - 1
+        while low < high {
+            storage.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
+    }
+
+    /// Checks the heap order (debug builds only; a no-op in release builds).
+    ///
+    /// - Complexity: O(n) in debug builds.
+    func _checkInvariants() {
+        #if DEBUG
+        for index in stride(from: 1, to: count, by: 1) {
+            precondition(!storage[index].precedes(storage[(index - 1) / 2]), "heap order violated at \(index)")
+        }
+        #endif
+    }
+}
+
+extension TimerInstant {
+    /// The offset in whole nanoseconds, rounded down (so a clock reading never counts as later than it is);
+    /// saturated to `Int64`.
+    var nanosecondsRoundedDown: Int64 {
+        let (quotient, remainder) = offset.attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        return Int64(clamping: remainder < 0 ? quotient - 1 : quotient)
+    }
+}
