@@ -44,7 +44,13 @@ extension VirtualClock: Clock {
     }
 
     /// Yields until at least `count` actions are pending, that is until the async code under test is
-    /// asleep on this clock, or until `timeout` of real time has passed.
+    /// asleep on this clock, or until `timeout` of real time has passed *and* the wait has yielded at least
+    /// 10,000 times.
+    ///
+    /// The second condition keeps a starved test from failing: when every thread of the cooperative pool is
+    /// blocked (by synchronous work elsewhere in the process), neither this wait nor the code under test runs,
+    /// and the real time that passes meanwhile says nothing about the code under test. A wait that runs
+    /// yields thousands of times per millisecond, so when nothing is starved it gives up after `timeout`.
     ///
     /// - Parameters:
     ///   - count: The number of pending actions to wait for.
@@ -52,11 +58,35 @@ extension VirtualClock: Clock {
     /// - Returns: Whether `count` actions were pending.
     @discardableResult
     public func waitForPending(_ count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
-        let start = ContinuousClock.now
+        var patience = YieldingPatience(timeout: timeout)
         while pendingCount < count {
-            guard start.duration(to: .now) < timeout else { return false }
-            await Task.yield()
+            guard await patience.yield() else { return false }
         }
+        return true
+    }
+}
+
+/// The give-up rule of the waits that yield: `timeout` of real time *and* a minimum number of yields, so that a
+/// wait that could not run (a starved cooperative pool) does not count the time it was not running.
+package struct YieldingPatience {
+    private let start = ContinuousClock.now
+    private let timeout: Duration
+    private let minimumYields: Int
+    private var yields = 0
+
+    /// - Parameters:
+    ///   - timeout: The real time to give up after.
+    ///   - minimumYields: The yields to make before giving up, however much time passed.
+    package init(timeout: Duration, minimumYields: Int = 10_000) {
+        self.timeout = timeout
+        self.minimumYields = minimumYields
+    }
+
+    /// Whether to go on waiting; yields first when it does.
+    package mutating func yield() async -> Bool {
+        if yields >= minimumYields, start.duration(to: .now) >= timeout { return false }
+        yields += 1
+        await Task.yield()
         return true
     }
 }

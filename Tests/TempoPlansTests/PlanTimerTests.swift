@@ -198,12 +198,12 @@ final class FireRecorder: Sendable {
                 if received.all.count == 2 { break }
             }
         }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         clock.advance(by: .seconds(3600) - .nanoseconds(1))
         #expect(received.all.isEmpty)
         clock.advance(by: .nanoseconds(1))
         #expect(await waitUntil { received.all.count == 1 })
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         clock.suspend(for: .seconds(2 * 3600))  // 03:00: 02:00 and 03:00 coalesce
         #expect(await waitUntil { received.all.count == 2 })
         try await loop.value
@@ -219,7 +219,7 @@ final class FireRecorder: Sendable {
             for await _ in try plan.fires(scheduler: clock) { count += 1 }
             return count
         }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         loop.cancel()
         #expect(try await loop.value == 0)
     }

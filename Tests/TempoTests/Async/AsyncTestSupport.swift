@@ -17,15 +17,15 @@ final class AsyncTickLog<Instant: InstantProtocol>: Sendable where Instant.Durat
     }
 }
 
-/// Yields (no sleeping) until `condition` holds, giving up after 10 s of real time.
+/// Yields (no sleeping) until `condition` holds, giving up after 10 s of real time and 10,000 yields (see
+/// `YieldingPatience`: a starved wait does not count the time it could not run).
 ///
 /// - Returns: Whether the condition held.
 @discardableResult
 func eventually(isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async -> Bool {
-    let start = ContinuousClock.now
+    var patience = YieldingPatience(timeout: .seconds(10))
     while !condition() {
-        guard start.duration(to: .now) < .seconds(10) else { return false }
-        await Task.yield()
+        guard await patience.yield() else { return false }
     }
     return true
 }
@@ -73,13 +73,14 @@ final class Flag: Sendable {
 }
 
 extension TestClock<Duration> {
-    /// Yields until some task is asleep on this clock (or 10 s of real time passed).
+    /// Yields until some task is asleep on this clock (or 10 s of real time and 10,000 checks passed; see
+    /// `YieldingPatience`).
     ///
     /// - Returns: Whether a task was asleep.
     @discardableResult
     func waitForSleeper() async -> Bool {
-        let start = ContinuousClock.now
-        while start.duration(to: .now) < .seconds(10) {
+        var patience = YieldingPatience(timeout: .seconds(10))
+        while await patience.yield() {
             do {
                 try await checkSuspension()
             } catch {

@@ -11,7 +11,7 @@ import Testing
             for await _ in ticks { count += 1 }
             return count
         }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         consumer.cancel()
         // The loop ends without the clock moving: cancellation does not wait for the deadline.
         #expect(await consumer.value == 0)
@@ -31,7 +31,7 @@ import Testing
                 for await _ in ticks {}
             }
         }
-        #expect(await base.waitForPending())
+        try #require(await base.waitForPending())
         #expect(weakClock != nil)
         consumer?.cancel()
         await consumer?.value
@@ -64,9 +64,9 @@ import Testing
                 try? await clock.sleep(for: .milliseconds(3500))
             }
         }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         clock.advance(by: .seconds(1))
-        #expect(await eventually { log.count == 1 && clock.pendingCount == 1 })
+        try #require(await eventually { log.count == 1 && clock.pendingCount == 1 })
         consumer.cancel()
         await consumer.value
         #expect(log.indices == [1])

@@ -90,14 +90,14 @@ import Testing
         let consumer = Task {
             for await tick in ticks { log.record(tick) }
         }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         clock.advance(by: .seconds(1))
-        #expect(await eventually { log.count == 1 })
-        #expect(await clock.waitForPending())
+        try #require(await eventually { log.count == 1 })
+        try #require(await clock.waitForPending())
         clock.suspend(for: .milliseconds(3500))
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         await drive(clock) { clock.now(.continuous) >= timerClock.now(.continuous) }
-        #expect(await eventually { clock.pendingCount == 1 })
+        try #require(await eventually { clock.pendingCount == 1 })
         consumer.cancel()
         await consumer.value
 

@@ -10,14 +10,14 @@ import Testing
         let consumer = Task {
             for await tick in ticks { log.record(tick) }
         }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         let start = clock.now
         clock.advance(by: .milliseconds(999))
         #expect(clock.pendingCount == 1)
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))
-        #expect(await eventually { log.count == 1 })
-        #expect(await clock.waitForPending())
+        try #require(await eventually { log.count == 1 })
+        try #require(await clock.waitForPending())
         clock.advance(by: .milliseconds(999))
         #expect(log.count == 1)
         clock.advance(by: .milliseconds(1))

@@ -28,12 +28,12 @@ import Testing
         let clock = VirtualClock()
         let model = CountdownModel(remaining: 3)
         try model.start(on: clock)
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         clock.advance(by: .milliseconds(999))
         #expect(model.remaining == 3)
         clock.advance(by: .milliseconds(1))
-        #expect(await eventually { model.remaining == 2 })
-        #expect(await clock.waitForPending())
+        try #require(await eventually { model.remaining == 2 })
+        try #require(await clock.waitForPending())
         // A 2.5 s stall: the handler gets one coalesced tick, not a burst.
         clock.advance(by: .milliseconds(2500))
         await model.task?.value
@@ -51,7 +51,7 @@ import Testing
             weakModel = model
             try model.start(on: clock)
             task = model.task
-            #expect(await clock.waitForPending())
+            try #require(await clock.waitForPending())
             model.stop()
         }
         await task?.value

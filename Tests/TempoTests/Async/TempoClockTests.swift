@@ -10,7 +10,7 @@ import Testing
             try await clock.sleep(until: .zero + .seconds(2), tolerance: .milliseconds(5))
             woke.set()
         }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         clock.advance(by: .milliseconds(1999))
         #expect(clock.pendingCount == 1)
         #expect(!woke.isSet)
@@ -25,7 +25,7 @@ import Testing
         let wall = clock.clock(.wall)
         let deadline = wall.now + .seconds(3600)
         let sleeper = Task { try await Task.sleep(until: deadline, clock: wall) }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         clock.adjustWallClock(by: .seconds(3599))
         #expect(clock.pendingCount == 1)
         clock.adjustWallClock(by: .seconds(1))
@@ -44,7 +44,7 @@ import Testing
     @Test func cancellingASleepThrowsAtOnceAndReleasesTheDeadline() async throws {
         let clock = VirtualClock()
         let sleeper = Task { try await clock.sleep(for: .seconds(60)) }
-        #expect(await clock.waitForPending())
+        try #require(await clock.waitForPending())
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(clock.pendingCount == 0)

@@ -12,15 +12,15 @@ import Testing
         let consumer = Task {
             for await tick in ticks { log.record(tick) }
         }
-        #expect(await clock.waitForSleeper())
+        try #require(await clock.waitForSleeper())
         await clock.advance(by: .milliseconds(999))
         #expect(log.count == 0)
         await clock.advance(by: .milliseconds(1))
-        #expect(await eventually { log.count == 1 })
+        try #require(await eventually { log.count == 1 })
         for expected in 2...3 {
-            #expect(await clock.waitForSleeper())
+            try #require(await clock.waitForSleeper())
             await clock.advance(by: .seconds(1))
-            #expect(await eventually { log.count == expected })
+            try #require(await eventually { log.count == expected })
         }
         await consumer.value
         #expect(log.indices == [1, 2, 3])
@@ -39,12 +39,12 @@ import Testing
                 if tick.index == 1 { try? await clock.sleep(for: .milliseconds(3500)) }
             }
         }
-        #expect(await clock.waitForSleeper())
+        try #require(await clock.waitForSleeper())
         await clock.advance(by: .seconds(1))
-        #expect(await eventually { log.count == 1 })
-        #expect(await clock.waitForSleeper())
+        try #require(await eventually { log.count == 1 })
+        try #require(await clock.waitForSleeper())
         await clock.advance(by: .milliseconds(3500))
-        #expect(await eventually { log.count == 2 })
+        try #require(await eventually { log.count == 2 })
         consumer.cancel()
         await consumer.value
         #expect(log.indices == [1, 4])
@@ -61,7 +61,7 @@ import Testing
                 return "done"
             }
         }
-        #expect(await clock.waitForSleeper())
+        try #require(await clock.waitForSleeper())
         await clock.advance(by: .milliseconds(1999))
         await clock.advance(by: .milliseconds(1))
         await #expect { try await call.value } throws: { $0 is TimeoutError }
@@ -76,7 +76,7 @@ import Testing
                 return "done"
             }
         }
-        #expect(await clock.waitForSleeper())
+        try #require(await clock.waitForSleeper())
         await clock.advance(by: .seconds(1))
         #expect(try await call.value == "done")
         try await clock.checkSuspension()

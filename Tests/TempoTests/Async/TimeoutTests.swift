@@ -17,7 +17,7 @@ import Testing
                 return 5
             }
         }
-        #expect(await clock.waitForPending(2))
+        try #require(await clock.waitForPending(2))
         clock.advance(by: .milliseconds(1999))
         #expect(clock.pendingCount == 2)
         clock.advance(by: .milliseconds(1))
@@ -36,7 +36,7 @@ import Testing
                 return "done"
             }
         }
-        #expect(await clock.waitForPending(2))
+        try #require(await clock.waitForPending(2))
         clock.advance(by: .seconds(1))
         #expect(try await call.value == "done")
         #expect(clock.pendingCount == 0)
@@ -54,7 +54,7 @@ import Testing
         let call = Task {
             try await withTimeout(after: .seconds(2), clock: clock) { try await clock.sleep(for: .seconds(5)) }
         }
-        #expect(await clock.waitForPending(2))
+        try #require(await clock.waitForPending(2))
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
         #expect(clock.pendingCount == 0)

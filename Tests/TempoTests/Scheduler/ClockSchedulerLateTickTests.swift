@@ -56,17 +56,17 @@ final class LaggingClock: Clock, Sendable {
         ) { tick in
             log.record("\(tick.index) missed \(tick.missed) late \(tick.lateness)")
         }
-        #expect(await eventually { clock.sleeperCount == 1 })
+        try #require(await eventually { clock.sleeperCount == 1 })
         clock.set(.milliseconds(999))
         clock.wakeSleepers()  // woke early: nothing may run
-        #expect(await eventually { clock.sleeperCount == 1 })
+        try #require(await eventually { clock.sleeperCount == 1 })
         #expect(log.all.isEmpty)
         clock.set(.milliseconds(3500))
         clock.wakeSleepers()
-        #expect(await eventually { clock.sleeperCount == 1 && !log.all.isEmpty })
+        try #require(await eventually { clock.sleeperCount == 1 && !log.all.isEmpty })
         timer.cancel()
         clock.wakeSleepers()  // the scheduler's task ends: nothing is pending
-        #expect(await eventually { scheduler.pendingCount == 0 && clock.sleeperCount == 0 })
+        try #require(await eventually { scheduler.pendingCount == 0 && clock.sleeperCount == 0 })
         return log.all
     }
 

@@ -36,7 +36,7 @@ import Testing
             log.record("tick \(tick.index) late \(tick.lateness)")
         }
         for count in 1...3 { #expect(await step(.seconds(1), expecting: count)) }
-        #expect(await eventually { timer.state == .finished })
+        try #require(await eventually { timer.state == .finished })
         #expect(log.all.allSatisfy { $0.hasSuffix("late 0.0 seconds") })
         try await clock.checkSuspension()
     }
@@ -50,7 +50,7 @@ import Testing
         #expect(await step(.seconds(1800), expecting: 2))
         #expect(await step(.seconds(3600), expecting: 3))
         #expect(log.all == ["half", "hourly", "hourly"])
-        #expect(await eventually { !registry.contains("hourly") })
+        try #require(await eventually { !registry.contains("hourly") })
         #expect(await isIdle())
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect(Set(log.all) == ["every 1", "every 2", "second 2"])
         every.cancel()
         second.cancel()
-        #expect(await eventually { !ticker.isTicking })
+        try #require(await eventually { !ticker.isTicking })
         #expect(await isIdle())
     }
 
@@ -86,7 +86,7 @@ import Testing
         let log = log
         let debouncer = try Debouncer<Int>(delay: .seconds(2), scheduler: scheduler) { log.record("value \($0)") }
         debouncer.call(1)
-        #expect(await clock.waitForSleeper())
+        try #require(await clock.waitForSleeper())
         await clock.advance(by: .seconds(1))
         debouncer.call(2)
         #expect(await step(.seconds(2), expecting: 1))
@@ -101,7 +101,7 @@ import Testing
             log.record("value \($0)")
         }
         #expect(throttler.call(1) == .ranNow)
-        #expect(await eventually { log.all.count == 1 })
+        try #require(await eventually { log.all.count == 1 })
         #expect(throttler.call(2) == .deferred)
         #expect(throttler.call(3) == .deferred)
         #expect(await step(.seconds(1), expecting: 2))
