@@ -4,12 +4,6 @@ import Testing
 @testable import Tempo
 
 @Suite struct CompactDeadlineQueueTests {
-    private struct Reference: Comparable {
-        var deadline: Int
-        var id: UInt64
-        static func < (a: Reference, b: Reference) -> Bool { (a.deadline, a.id) < (b.deadline, b.id) }
-    }
-
     private static func instant(_ nanoseconds: Int) -> TimerInstant {
         TimerInstant(offset: .nanoseconds(nanoseconds))
     }
@@ -28,7 +22,7 @@ import Testing
         let seed = SeededGenerator.seed()
         var random = SeededGenerator(seed: seed)
         var queue = CompactDeadlineQueue(firstSequence: firstSequence)
-        var reference = Heap<Reference>()
+        var reference = Heap<DeadlineReference>()
         var live: [UInt64: (slot: UInt32, latest: Int)] = [:]
         var removed: [(id: UInt64, slot: UInt32)] = []
         var nextID: UInt64 = 1
@@ -41,7 +35,7 @@ import Testing
                 let leeway = random.next() % 3 == 0 ? Int(random.next() % 50) : 0
                 let slot = queue.insert(
                     id: nextID, deadline: Self.instant(deadline), leeway: .nanoseconds(leeway), work: .action({}))
-                reference.insert(Reference(deadline: deadline, id: nextID))
+                reference.insert(DeadlineReference(deadline: deadline, id: nextID))
                 live[nextID] = (slot, deadline + leeway)
                 nextID += 1
             case 5...6:

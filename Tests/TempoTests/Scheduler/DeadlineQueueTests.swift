@@ -4,18 +4,12 @@ import Testing
 @testable import Tempo
 
 @Suite struct DeadlineQueueTests {
-    private struct Reference: Comparable {
-        var deadline: Int
-        var id: UInt64
-        static func < (a: Reference, b: Reference) -> Bool { (a.deadline, a.id) < (b.deadline, b.id) }
-    }
-
     @Test(arguments: 0..<4)
     func matchesAHeapReferenceUnderRandomOperations(round: Int) {
         let seed = SeededGenerator.seed()
         var random = SeededGenerator(seed: seed)
         var queue = DeadlineQueue()
-        var reference = Heap<Reference>()
+        var reference = Heap<DeadlineReference>()
         var live = Set<UInt64>()
         var slots: [UInt64: UInt32] = [:]
         var nextID: UInt64 = 1
@@ -30,7 +24,7 @@ import Testing
                     leeway: .nanoseconds(Int(random.next() % 3)),
                     action: {}
                 )
-                reference.insert(Reference(deadline: deadline, id: nextID))
+                reference.insert(DeadlineReference(deadline: deadline, id: nextID))
                 live.insert(nextID)
                 nextID += 1
             case 5...6:
