@@ -59,6 +59,7 @@ import Glibc
             ["every", "100ms", "--", "sh", "-c", "touch \(marker); sleep 0.02"], timeout: 90
         ) { process in
             if Self.waitForFile(marker) { commandStarted.set() }
+            // Real time: a child process's schedule. A few runs pass, so the interrupt finds `tempo` between runs.
             Foundation.Thread.sleep(forTimeInterval: 0.25)
             process.interrupt()
         }
@@ -78,6 +79,7 @@ import Glibc
         ) { process in
             if Self.waitForFile(marker) { commandStarted.set() }
             kill(process.processIdentifier, SIGTERM)
+            // Real time: gives `tempo` time to handle the first signal (and start waiting for the run) before the second.
             usleep(300_000)
             kill(process.processIdentifier, SIGTERM)
         }
