@@ -27,7 +27,7 @@ extension MassTimerBench {
     ) async -> (arm: Duration, cancel: Duration, bytes: Int64) {
         var tokens: [Peer.Token] = []
         tokens.reserveCapacity(count)
-        let heapBefore = heapBytes()
+        let heapBefore = await settledHeapBytes()
         let peer = Peer(capacity: TimingWheel.Configuration().initialCapacity, counter: FireCounter())
         let armStart = now()
         for index in 0..<count {

@@ -78,6 +78,24 @@ public enum MassTimerBench {
         #endif
     }
 
+    /// The heap in use once it has stopped shrinking: readings 20 ms apart until two agree within 64 KiB, for at
+    /// most 2 s.
+    ///
+    /// A baseline taken at once would still count what an earlier run frees on other threads: libdispatch releases
+    /// cancelled sources on its manager thread after `cancel()` returned, and 100k of them (about 41 MB) freed
+    /// while the next run arms would be subtracted from that run's bytes (1M Tempo timers read 197-205 B each
+    /// after the 100k Dispatch run, 236-244 B in a process of their own).
+    static func settledHeapBytes() async -> Int64 {
+        var last = heapBytes()
+        for _ in 0..<100 {
+            try? await Task.sleep(for: .milliseconds(20))
+            let reading = heapBytes()
+            if abs(reading - last) < 65_536 { return reading }
+            last = reading
+        }
+        return last
+    }
+
     static func now() -> TimerInstant { PlatformClock.now(.monotonic) }
 
     static func report(_ index: Int, of count: Int, _ progress: (Double) -> Void) {
