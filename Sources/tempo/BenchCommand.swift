@@ -15,7 +15,10 @@ struct BenchCommand: AsyncParsableCommand {
             For each count, every subject arms COUNT one-shot timers due in an hour, then cancels them, \
             one subject after another. Times are wall-clock, so compare the rows of one run (the ratio \
             columns are against dispatch-source at the same count), not numbers from different runs. \
-            Bytes per timer are the growth of the malloc heap (glibc mallinfo2) while the timers are armed.
+            Bytes per timer are the growth of the malloc heap (glibc mallinfo2) while the timers are armed. \
+            With --rounds N, the whole set runs N times with the subject order reversed every other round; the \
+            table shows medians, and each ratio is the median of the rounds' own ratios (arm+cancel with its \
+            range), so a change of the machine's speed between rounds falls on both sides of a ratio alike.
             """
     )
 
@@ -33,12 +36,18 @@ struct BenchCommand: AsyncParsableCommand {
     )
     var subjects: [String] = []
 
+    @Option(name: .long, help: "How many times to run the whole set (1 to 50); the table shows medians.")
+    var rounds = 1
+
     @Flag(name: .long, help: "Do not draw the progress line.")
     var noProgress = false
 
     mutating func validate() throws {
         _ = try parsedCounts()
         _ = try parsedSubjects()
+        guard (1...50).contains(rounds) else {
+            throw ValidationError("--rounds: '\(rounds)' is not a number of rounds from 1 to 50")
+        }
     }
 
     func parsedCounts() throws -> [Int] {
@@ -66,21 +75,27 @@ struct BenchCommand: AsyncParsableCommand {
         let counts = try parsedCounts()
         let subjects = try parsedSubjects()
         let progress = ProgressLine(enabled: !noProgress && isatty(2) != 0)
-        var results: [MassTimerBench.Result] = []
-        let steps = counts.count * subjects.count
-        for (countIndex, count) in counts.enumerated() {
-            for (subjectIndex, subject) in subjects.enumerated() {
-                let step = countIndex * subjects.count + subjectIndex + 1
-                let label = "[\(step)/\(steps)] \(subject.rawValue) × \(count)"
-                progress.show(label)
-                let result = try await MassTimerBench.run(subject, count: count) { done in
-                    progress.show("\(label) \(Int(done * 100))%")
+        var rounds: [[MassTimerBench.Result]] = []
+        let steps = self.rounds * counts.count * subjects.count
+        var step = 0
+        for round in 0..<self.rounds {
+            var results: [MassTimerBench.Result] = []
+            for count in counts {
+                for subject in MassTimerBench.order(of: subjects, inRound: round) {
+                    step += 1
+                    let label = "[\(step)/\(steps)] \(subject.rawValue) × \(count)"
+                    progress.show(label)
+                    let result = try await MassTimerBench.run(subject, count: count) { done in
+                        progress.show("\(label) \(Int(done * 100))%")
+                    }
+                    results.append(result)
                 }
-                results.append(result)
             }
+            rounds.append(results)
         }
         progress.clear()
-        print(BenchTable(results: results).render(), terminator: "")
+        let table = BenchTable(summaries: MassTimerBench.summarize(rounds), rounds: self.rounds)
+        print(table.render(), terminator: "")
     }
 }
 
@@ -97,27 +112,31 @@ func parseCount(_ text: String) -> Int? {
 
 /// The `tempo bench` result table.
 struct BenchTable {
-    let results: [MassTimerBench.Result]
+    let summaries: [MassTimerBench.Summary]
+    let rounds: Int
 
     func render() -> String {
-        let header = ["timers", "subject", "arm ns/op", "cancel ns/op", "bytes/timer", "arm ×", "cancel ×", "bytes ×"]
-        var rows: [[String]] = []
-        for result in results {
-            let peer = results.first { $0.count == result.count && $0.subject == .dispatchSource }
-            func ratio(_ value: Double, _ peerValue: Double?) -> String {
-                guard let peerValue, peerValue > 0 else { return "-" }
-                return formatRatio(value / peerValue)
+        let header = [
+            "timers", "subject", "arm ns/op", "cancel ns/op", "bytes/timer", "arm ×", "cancel ×", "bytes ×",
+            "arm+cancel ×",
+        ]
+        let rows = summaries.map { summary -> [String] in
+            let ratios = summary.ratios
+            var both = formatRatio(ratios?.armAndCancel)
+            if let range = ratios?.armAndCancelRange, rounds > 1 {
+                both += " (\(formatRatio(range.lowerBound))–\(formatRatio(range.upperBound)))"
             }
-            rows.append([
-                String(result.count),
-                result.subject.rawValue,
-                String(Int(result.armNanoseconds.rounded())),
-                String(Int(result.cancelNanoseconds.rounded())),
-                String(Int(result.bytesPerTimer.rounded())),
-                ratio(result.armNanoseconds, peer?.armNanoseconds),
-                ratio(result.cancelNanoseconds, peer?.cancelNanoseconds),
-                ratio(result.bytesPerTimer, peer?.bytesPerTimer),
-            ])
+            return [
+                String(summary.count),
+                summary.subject.rawValue,
+                String(Int(summary.armNanoseconds.rounded())),
+                String(Int(summary.cancelNanoseconds.rounded())),
+                String(Int(summary.bytesPerTimer.rounded())),
+                formatRatio(ratios?.arm),
+                formatRatio(ratios?.cancel),
+                formatRatio(ratios?.bytes),
+                both,
+            ]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
@@ -125,8 +144,12 @@ struct BenchTable {
                 column == 1 ? cell.padding(to: widths[column]) : cell.leftPadded(to: widths[column])
             }.joined(separator: "  ")
         }
-        var text = "tempo bench: arm then cancel N one-shot timers due in 1 h; × = ratio to dispatch-source\n\n"
-        text += line(header) + "\n"
+        var text = "tempo bench: arm then cancel N one-shot timers due in 1 h; × = ratio to dispatch-source"
+        if rounds > 1 {
+            text += "\n\(rounds) rounds, subject order reversed every other round: medians, and each ratio the median"
+            text += " of the rounds' ratios (arm+cancel: with the smallest and largest)"
+        }
+        text += "\n\n" + line(header) + "\n"
         for row in rows { text += line(row) + "\n" }
         return text
     }

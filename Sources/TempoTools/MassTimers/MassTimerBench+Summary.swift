@@ -1,0 +1,115 @@
+extension MassTimerBench {
+    /// One subject at one count over several rounds, against a peer measured in the same rounds.
+    ///
+    /// Wall-clock costs on a shared machine move by tens of percent between runs, and a peer's own cost moves
+    /// with what ran before it (a fresh heap pays page faults that a reused one does not). So every ratio is
+    /// taken within one round, against the peer's figure of that round, and the summary reports the median of
+    /// those per-round ratios with their range; absolute figures are medians too.
+    ///
+    /// A value type; `Sendable`.
+    public struct Summary: Sendable, Equatable {
+        /// What was armed.
+        public let subject: Subject
+        /// How many timers per round.
+        public let count: Int
+        /// How many rounds measured the subject at this count.
+        public let rounds: Int
+        /// The median of the rounds' nanoseconds per arm.
+        public let armNanoseconds: Double
+        /// The median of the rounds' nanoseconds per cancel.
+        public let cancelNanoseconds: Double
+        /// The median of the rounds' heap bytes per armed timer.
+        public let bytesPerTimer: Double
+        /// Per-round ratios to the peer, or `nil` when the peer was not measured at this count.
+        public let ratios: Ratios?
+    }
+
+    /// The median and range of per-round ratios to the peer (a value below 1 means cheaper than the peer).
+    public struct Ratios: Sendable, Equatable {
+        /// Arm time over the peer's.
+        public let arm: Double
+        /// Cancel time over the peer's.
+        public let cancel: Double
+        /// Heap bytes over the peer's.
+        public let bytes: Double
+        /// Arm plus cancel time over the peer's arm plus cancel time: the cost of a timer that is armed and
+        /// cancelled before it fires (a timeout for work that finished in time).
+        public let armAndCancel: Double
+        /// The smallest and largest per-round value of ``armAndCancel``.
+        public let armAndCancelRange: ClosedRange<Double>
+    }
+
+    /// Summarizes the results of several rounds, in the order subjects and counts first appear.
+    ///
+    /// - Parameters:
+    ///   - rounds: Each round's results (one per subject and count measured in it).
+    ///   - peer: The subject the ratios are taken against.
+    /// - Returns: One summary per subject and count. A round in which the peer has no result at that count
+    ///   (or a zero figure) adds nothing to the ratios.
+    /// - Complexity: O(*n* log *n*) in the number of results.
+    public static func summarize(_ rounds: [[Result]], against peer: Subject = .dispatchSource) -> [Summary] {
+        var keys: [Key] = []
+        var measured: [Key: [Result]] = [:]
+        var ratios: [Key: [(arm: Double, cancel: Double, bytes: Double, both: Double)]] = [:]
+        for round in rounds {
+            for result in round {
+                let key = Key(subject: result.subject, count: result.count)
+                if measured[key] == nil { keys.append(key) }
+                measured[key, default: []].append(result)
+                guard
+                    let other = round.first(where: { $0.subject == peer && $0.count == result.count }),
+                    other.armNanoseconds > 0, other.cancelNanoseconds > 0
+                else { continue }
+                ratios[key, default: []].append(
+                    (
+                        arm: result.armNanoseconds / other.armNanoseconds,
+                        cancel: result.cancelNanoseconds / other.cancelNanoseconds,
+                        bytes: other.bytesPerTimer > 0 ? result.bytesPerTimer / other.bytesPerTimer : 0,
+                        both: (result.armNanoseconds + result.cancelNanoseconds)
+                            / (other.armNanoseconds + other.cancelNanoseconds)
+                    ))
+            }
+        }
+        return keys.map { key in
+            let results = measured[key] ?? []
+            let perRound = ratios[key] ?? []
+            let both = perRound.map(\.both)
+            return Summary(
+                subject: key.subject,
+                count: key.count,
+                rounds: results.count,
+                armNanoseconds: median(results.map(\.armNanoseconds)),
+                cancelNanoseconds: median(results.map(\.cancelNanoseconds)),
+                bytesPerTimer: median(results.map(\.bytesPerTimer)),
+                ratios: perRound.isEmpty
+                    ? nil
+                    : Ratios(
+                        arm: median(perRound.map(\.arm)),
+                        cancel: median(perRound.map(\.cancel)),
+                        bytes: median(perRound.map(\.bytes)),
+                        armAndCancel: median(both),
+                        armAndCancelRange: both.min()!...both.max()!
+                    )
+            )
+        }
+    }
+
+    /// The order in which round `round` (from 0) measures `subjects`: as given in even rounds, reversed in odd
+    /// ones, so that no subject always runs first on a fresh heap or last on a reused one.
+    public static func order(of subjects: [Subject], inRound round: Int) -> [Subject] {
+        round.isMultiple(of: 2) ? subjects : subjects.reversed()
+    }
+
+    private struct Key: Hashable {
+        let subject: Subject
+        let count: Int
+    }
+
+    /// The median of `values` (the mean of the middle two for an even count); 0 for none.
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+    }
+}
