@@ -18,7 +18,9 @@ struct BenchCommand: AsyncParsableCommand {
             Bytes per timer are the growth of the malloc heap (glibc mallinfo2) while the timers are armed. \
             With --rounds N, the whole set runs N times with the subject order reversed every other round; the \
             table shows medians, and each ratio is the median of the rounds' own ratios (arm+cancel with its \
-            range), so a change of the machine's speed between rounds falls on both sides of a ratio alike.
+            range), so a change of the machine's speed between rounds falls on both sides of a ratio alike. \
+            Bytes are the first round's; a last column gives the later rounds', which no longer count tables \
+            that keep their peak size (the scheduler's).
             """
     )
 
@@ -116,10 +118,11 @@ struct BenchTable {
     let rounds: Int
 
     func render() -> String {
-        let header = [
-            "timers", "subject", "arm ns/op", "cancel ns/op", "bytes/timer", "arm ×", "cancel ×", "bytes ×",
-            "arm+cancel ×",
-        ]
+        let header =
+            [
+                "timers", "subject", "arm ns/op", "cancel ns/op", "bytes/timer", "arm ×", "cancel ×", "bytes ×",
+                "arm+cancel ×",
+            ] + (rounds > 1 ? ["bytes, later rounds"] : [])
         let rows = summaries.map { summary -> [String] in
             let ratios = summary.ratios
             var both = formatRatio(ratios?.armAndCancel)
@@ -136,7 +139,7 @@ struct BenchTable {
                 formatRatio(ratios?.cancel),
                 formatRatio(ratios?.bytes),
                 both,
-            ]
+            ] + (rounds > 1 ? [summary.laterBytesPerTimer.map { String(Int($0.rounded())) } ?? "-"] : [])
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
@@ -147,7 +150,8 @@ struct BenchTable {
         var text = "tempo bench: arm then cancel N one-shot timers due in 1 h; × = ratio to dispatch-source"
         if rounds > 1 {
             text += "\n\(rounds) rounds, subject order reversed every other round: medians, and each ratio the median"
-            text += " of the rounds' ratios (arm+cancel: with the smallest and largest)"
+            text += " of the rounds' ratios (arm+cancel: with the smallest and largest); bytes from the first round,"
+            text += " as later rounds find the scheduler's tables at their peak size"
         }
         text += "\n\n" + line(header) + "\n"
         for row in rows { text += line(row) + "\n" }

@@ -4,7 +4,9 @@ extension MassTimerBench {
     /// Wall-clock costs on a shared machine move by tens of percent between runs, and a peer's own cost moves
     /// with what ran before it (a fresh heap pays page faults that a reused one does not). So every ratio is
     /// taken within one round, against the peer's figure of that round, and the summary reports the median of
-    /// those per-round ratios with their range; absolute figures are medians too.
+    /// those per-round ratios with their range; times are medians too. Bytes are the first round's: a later
+    /// round arms into a process whose ``SystemScheduler`` tables already have the size the first round gave them
+    /// (they keep their peak size), so it no longer counts the scheduler's rows; ``laterBytesPerTimer`` shows that.
     ///
     /// A value type; `Sendable`.
     public struct Summary: Sendable, Equatable {
@@ -18,8 +20,10 @@ extension MassTimerBench {
         public let armNanoseconds: Double
         /// The median of the rounds' nanoseconds per cancel.
         public let cancelNanoseconds: Double
-        /// The median of the rounds' heap bytes per armed timer.
+        /// The heap bytes per armed timer in the first round that measured the subject at this count.
         public let bytesPerTimer: Double
+        /// The median heap bytes per armed timer of the later rounds, or `nil` after one round.
+        public let laterBytesPerTimer: Double?
         /// Per-round ratios to the peer, or `nil` when the peer was not measured at this count.
         public let ratios: Ratios?
     }
@@ -30,7 +34,7 @@ extension MassTimerBench {
         public let arm: Double
         /// Cancel time over the peer's.
         public let cancel: Double
-        /// Heap bytes over the peer's.
+        /// Heap bytes over the peer's, in the first round.
         public let bytes: Double
         /// Arm plus cancel time over the peer's arm plus cancel time: the cost of a timer that is armed and
         /// cancelled before it fires (a timeout for work that finished in time).
@@ -80,13 +84,14 @@ extension MassTimerBench {
                 rounds: results.count,
                 armNanoseconds: median(results.map(\.armNanoseconds)),
                 cancelNanoseconds: median(results.map(\.cancelNanoseconds)),
-                bytesPerTimer: median(results.map(\.bytesPerTimer)),
+                bytesPerTimer: results.first?.bytesPerTimer ?? 0,
+                laterBytesPerTimer: results.count > 1 ? median(results.dropFirst().map(\.bytesPerTimer)) : nil,
                 ratios: perRound.isEmpty
                     ? nil
                     : Ratios(
                         arm: median(perRound.map(\.arm)),
                         cancel: median(perRound.map(\.cancel)),
-                        bytes: median(perRound.map(\.bytes)),
+                        bytes: perRound[0].bytes,
                         armAndCancel: median(both),
                         armAndCancelRange: both.min()!...both.max()!
                     )

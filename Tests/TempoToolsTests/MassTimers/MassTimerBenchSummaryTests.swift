@@ -31,7 +31,32 @@ import Testing
         #expect(abs(ratios.armAndCancelRange.upperBound - 0.5) < 1e-9)
         #expect(abs(ratios.arm - 350.0 / 900) < 1e-9)
         #expect(ratios.bytes == 1)
+        #expect(tempo.laterBytesPerTimer == 100)
         #expect(summaries.last?.ratios?.armAndCancel == 1)
+    }
+
+    @Test func bytesAreTheFirstRoundsAndLaterRoundsAreReportedApart() throws {
+        // A later round finds the scheduler's tables at their peak size and holds fewer bytes per timer.
+        let rounds: [[Result]] = [
+            [
+                result(.tempoTimer, arm: 1, cancel: 1, bytes: 244),
+                result(.dispatchSource, arm: 1, cancel: 1, bytes: 454),
+            ],
+            [
+                result(.dispatchSource, arm: 1, cancel: 1, bytes: 450),
+                result(.tempoTimer, arm: 1, cancel: 1, bytes: 208),
+            ],
+            [
+                result(.tempoTimer, arm: 1, cancel: 1, bytes: 210),
+                result(.dispatchSource, arm: 1, cancel: 1, bytes: 452),
+            ],
+        ]
+        let tempo = try #require(MassTimerBench.summarize(rounds).first)
+        #expect(tempo.bytesPerTimer == 244)
+        #expect(tempo.laterBytesPerTimer == 209)
+        #expect(tempo.ratios?.bytes == 244.0 / 454)
+        let single = try #require(MassTimerBench.summarize([rounds[0]]).first)
+        #expect(single.laterBytesPerTimer == nil)
     }
 
     @Test func countsAreSummarizedApartAndAMissingPeerGivesNoRatios() throws {
