@@ -37,19 +37,14 @@ import Testing
 
     @Test func bytesAreTheFirstRoundsAndLaterRoundsAreReportedApart() throws {
         // A later round finds the scheduler's tables at their peak size and holds fewer bytes per timer.
-        let rounds: [[Result]] = [
+        func round(tempo: Double, dispatch: Double) -> [Result] {
             [
-                result(.tempoTimer, arm: 1, cancel: 1, bytes: 244),
-                result(.dispatchSource, arm: 1, cancel: 1, bytes: 454),
-            ],
-            [
-                result(.dispatchSource, arm: 1, cancel: 1, bytes: 450),
-                result(.tempoTimer, arm: 1, cancel: 1, bytes: 208),
-            ],
-            [
-                result(.tempoTimer, arm: 1, cancel: 1, bytes: 210),
-                result(.dispatchSource, arm: 1, cancel: 1, bytes: 452),
-            ],
+                result(.tempoTimer, arm: 1, cancel: 1, bytes: tempo),
+                result(.dispatchSource, arm: 1, cancel: 1, bytes: dispatch),
+            ]
+        }
+        let rounds = [
+            round(tempo: 244, dispatch: 454), round(tempo: 208, dispatch: 450), round(tempo: 210, dispatch: 452),
         ]
         let tempo = try #require(MassTimerBench.summarize(rounds).first)
         #expect(tempo.bytesPerTimer == 244)
