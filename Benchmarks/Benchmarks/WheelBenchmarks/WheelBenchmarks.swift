@@ -67,6 +67,7 @@ let benchmarks: @Sendable () -> Void = {
     register(WheelValuePeer.self)
     register(WheelDeadlinePeer.self)
     register(WheelClosurePeer.self)
+    register(TempoTimerPeer.self)
     register(DispatchPeer.self)
     register(NIOTaskPeer.self)
     register(NIOCallbackPeer.self)

@@ -29,6 +29,8 @@ extension MassTimerBench {
     }
 
     /// The median and range of per-round ratios to the peer (a value below 1 means cheaper than the peer).
+    ///
+    /// A value type; `Sendable`.
     public struct Ratios: Sendable, Equatable {
         /// Arm time over the peer's.
         public let arm: Double
@@ -44,6 +46,8 @@ extension MassTimerBench {
     }
 
     /// Summarizes the results of several rounds, in the order subjects and counts first appear.
+    ///
+    /// A pure function of its arguments: safe to call from any thread.
     ///
     /// - Parameters:
     ///   - rounds: Each round's results (one per subject and count measured in it).
@@ -100,7 +104,8 @@ extension MassTimerBench {
     }
 
     /// The order in which round `round` (from 0) measures `subjects`: as given in even rounds, reversed in odd
-    /// ones, so that no subject always runs first on a fresh heap or last on a reused one.
+    /// ones, so that no subject always runs first on a fresh heap or last on a reused one. A pure function: safe to
+    /// call from any thread.
     public static func order(of subjects: [Subject], inRound round: Int) -> [Subject] {
         round.isMultiple(of: 2) ? subjects : subjects.reversed()
     }
