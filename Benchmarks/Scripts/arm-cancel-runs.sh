@@ -7,8 +7,8 @@
 # 1. Wall clock: `tempo bench` in a fresh process per run, one count per process, the subject order alternating
 #    between runs; the ratio is its arm+cancel column, (arm + cancel) / (Dispatch's arm + cancel) in that run.
 # 2. CPU: task-clock of every thread (`perf stat`) of a process that arms and cancels with one subject only, minus
-#    a process that arms one timer, per timer. libdispatch finishes registering a resumed source on its own threads,
-#    so part of its arm runs beside the arming thread and a wall-clock arm time does not show it; CPU time does.
+#    a process that arms one timer, per timer. libdispatch registers a resumed source, and frees a cancelled one,
+#    partly on its own threads, beside the measuring thread: wall-clock times miss that work, CPU time does not.
 # Each prints every run's ratio, then the median, the range and how many runs were at or below 0.5.
 set -euo pipefail
 BIN=${BIN:-.build/release/tempo}
