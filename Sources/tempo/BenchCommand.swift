@@ -19,8 +19,8 @@ struct BenchCommand: AsyncParsableCommand {
             With --rounds N, the whole set runs N times with the subject order reversed every other round; the \
             table shows medians, and each ratio is the median of the rounds' own ratios (arm+cancel with its \
             range), so a change of the machine's speed between rounds falls on both sides of a ratio alike. \
-            Bytes are the first round's; a last column gives the later rounds', which no longer count tables \
-            that keep their peak size (the scheduler's).
+            Bytes are the first round's; a last column gives the later rounds', which read less when something \
+            the first round grew is kept after its timers ended.
             """
     )
 
@@ -151,7 +151,7 @@ struct BenchTable {
         if rounds > 1 {
             text += "\n\(rounds) rounds, subject order reversed every other round: medians, and each ratio the median"
             text += " of the rounds' ratios (arm+cancel: with the smallest and largest); bytes from the first round,"
-            text += " as later rounds find the scheduler's tables at their peak size"
+            text += " and the later rounds' apart"
         }
         text += "\n\n" + line(header) + "\n"
         for row in rows { text += line(row) + "\n" }

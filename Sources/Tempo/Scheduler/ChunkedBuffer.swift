@@ -1,9 +1,9 @@
-/// Fixed-size storage for a growing table, allocated in chunks of ``chunkSize`` elements that are kept once
-/// allocated.
+/// Fixed-size storage for a growing table, allocated in chunks of ``chunkSize`` elements, which its owner may give
+/// back from the end.
 ///
 /// Growing adds one chunk and copies nothing, so the memory held is the elements in use plus at most one chunk
-/// (an array that doubles holds up to twice what it uses), and a table that has reached its peak size never
-/// allocates again. Every element of an allocated chunk is initialized (to the filler given at creation), so any
+/// (an array that doubles holds up to twice what it uses), and a table that stays within the chunks it has never
+/// allocates again. ``shrink()`` frees the last chunk. Every element of an allocated chunk is initialized (to the filler given at creation), so any
 /// index below ``capacity`` may be read or assigned. Not thread-safe: its owner keeps it in a lock.
 struct ChunkedBuffer<Element>: ~Copyable {
     /// Elements per chunk: a power of two, so that an index splits into chunk and offset with a shift and a mask.
@@ -55,6 +55,18 @@ struct ChunkedBuffer<Element>: ~Copyable {
         chunk.initialize(repeating: filler.pointee, count: Self.chunkSize)
         directory[chunkCount] = chunk
         chunkCount += 1
+    }
+
+    /// Removes the last chunk, deinitializing its elements; ``capacity`` drops by `chunkSize`. The directory keeps its
+    /// size (one pointer per chunk ever used).
+    ///
+    /// - Precondition: There is a chunk.
+    /// - Complexity: O(`chunkSize`).
+    mutating func shrink() {
+        precondition(chunkCount > 0, "ChunkedBuffer.shrink() without a chunk")
+        chunkCount -= 1
+        directory[chunkCount].deinitialize(count: Self.chunkSize)
+        directory[chunkCount].deallocate()
     }
 
     /// The element at `index`, which must be below ``capacity`` (checked in debug builds).

@@ -8,9 +8,13 @@
 ///
 /// An action costs 36 bytes: a row of the slot table (8 bytes of target and 8 of id in one column, 4 of sequence
 /// number in another, so that no row has padding) and a 16-byte heap key (deadline, sequence number, slot); an action with leeway has a second key, by
-/// deadline + leeway. Tables and heaps grow in chunks of 1,024 entries that are kept once allocated (see
-/// ``ChunkedBuffer``), so scheduling, cancelling and running allocate nothing once they have grown to the peak
-/// number of pending actions. Closures, which Tempo's own timers never use, live in a dictionary by slot.
+/// deadline + leeway. Tables and heaps grow in chunks of 1,024 entries (see ``ChunkedBuffer``), so scheduling,
+/// cancelling and running allocate nothing while the number of pending actions stays within the chunks there are.
+/// A new action takes the lowest free slot (``FreeSlotBitmap``), so actions armed after a burst, or re-armed during
+/// it, fill the low slots. Once the last two chunks of the table hold no live action (or a heap has two chunks' worth
+/// of room), the last chunk is given back: when a burst's actions have ended, the memory returns to what the actions
+/// left need, with one chunk of slack so that arming and cancelling at a chunk boundary does not allocate each time.
+/// An action that outlives a burst keeps its slot, and the chunk it is in. Closures, which Tempo's own timers never use, live in a dictionary by slot.
 ///
 /// A key whose slot was cancelled, ran or was reused has a sequence number that no longer matches the slot's: it is
 /// skipped when it reaches the top of its heap, and the heaps are compacted when dead keys outnumber live ones.
@@ -42,13 +46,19 @@ struct CompactDeadlineQueue: ~Copyable {
         var sequence: UInt32
         var slot: UInt32
 
+        /// Whether the key's slot still holds the entry the key was made for. A key whose slot lies in a chunk the
+        /// table gave back is dead.
+        func isLive(in sequences: borrowing ChunkedBuffer<UInt32>) -> Bool {
+            Int(slot) < sequences.capacity && sequences[Int(slot)] == sequence
+        }
+
         func precedes(_ other: Key) -> Bool {
             instant != other.instant ? instant < other.instant : sequence < other.sequence
         }
     }
 
-    /// A row of the slot table: the target (`nil` for a closure or a free slot) and the action's id (for a free
-    /// slot: the next free slot + 1, or 0).
+    /// A row of the slot table: the target (`nil` for a closure or a free slot) and the action's id (0 for a free
+    /// slot).
     struct Row {
         var target: ScheduledTargetReference?
         var id: UInt64
@@ -58,10 +68,12 @@ struct CompactDeadlineQueue: ~Copyable {
     /// free slot).
     private var rows = ChunkedBuffer<Row>(filler: Row(target: nil, id: 0))
     private var sequences = ChunkedBuffer<UInt32>(filler: 0)
-    /// Slots ever used; slots below this are live or on the free list.
+    /// Slots handed out since the table last had this size; slots below this are live or free in ``freeSlots``.
     private var usedSlots = 0
-    /// The first free slot + 1, or 0 when the free list is empty.
-    private var freeHead: UInt64 = 0
+    /// The free slots below ``usedSlots``.
+    private var freeSlots = FreeSlotBitmap()
+    /// The number of live slots in each chunk of the slot table.
+    private var chunkLive: [Int32] = []
     /// The closures of the slots that hold one.
     private var actions: [UInt32: Action] = [:]
     /// Entries without leeway, by deadline.
@@ -99,9 +111,9 @@ struct CompactDeadlineQueue: ~Copyable {
         let sequence = nextSequence
         nextSequence += 1
         let slot: Int
-        if freeHead != 0 {
-            slot = Int(freeHead - 1)
-            freeHead = rows[slot].id
+        if let lowest = freeSlots.lowest {
+            slot = lowest
+            freeSlots.remove(slot)
         } else {
             precondition(usedSlots < Int(UInt32.max), "CompactDeadlineQueue is full")
             slot = usedSlots
@@ -109,8 +121,10 @@ struct CompactDeadlineQueue: ~Copyable {
             if slot == rows.capacity {
                 rows.grow()
                 sequences.grow()
+                chunkLive.append(0)
             }
         }
+        chunkLive[slot >> Self.chunkShift] += 1
         sequences[slot] = sequence
         switch work {
         case .action(let action):
@@ -146,7 +160,7 @@ struct CompactDeadlineQueue: ~Copyable {
 
     private mutating func release(_ slot: Int) -> Work {
         // Moves the target out of the row (no retain or release), leaving the free row in its place.
-        let row = rows.exchange(at: slot, with: Row(target: nil, id: freeHead))
+        let row = rows.exchange(at: slot, with: Row(target: nil, id: 0))
         let work: Work
         if let target = row.target {
             work = .target(target, id: row.id)
@@ -155,19 +169,45 @@ struct CompactDeadlineQueue: ~Copyable {
             work = .action(actions.removeValue(forKey: UInt32(slot))!)
         }
         sequences[slot] = 0
-        freeHead = UInt64(slot) + 1
+        freeSlots.insert(slot)
+        let chunk = slot >> Self.chunkShift
+        chunkLive[chunk] -= 1
         live -= 1
         let keys = punctual.count + lenient.count + lenientWake.count
         if keys > 64 && keys > 4 * live {
             compact()
         }
+        if chunk >= chunkLive.count - 2 { releaseUnusedChunks() }
         return work
     }
+
+    /// ``ChunkedBuffer/chunkShift`` of the slot table.
+    private static var chunkShift: Int { ChunkedBuffer<UInt32>.chunkShift }
+
+    /// Gives back the slot table's last chunk while it and the chunk before it hold no live slot.
+    ///
+    /// - Complexity: O(`chunkSize`) per chunk given back.
+    private mutating func releaseUnusedChunks() {
+        while chunkLive.count >= 2 && chunkLive[chunkLive.count - 1] == 0 && chunkLive[chunkLive.count - 2] == 0 {
+            let start = (chunkLive.count - 1) << Self.chunkShift
+            freeSlots.truncate(to: start)
+            usedSlots = min(usedSlots, start)
+            rows.shrink()
+            sequences.shrink()
+            chunkLive.removeLast()
+        }
+    }
+
+    /// The number of slots the table has room for (a multiple of the chunk size), for tests.
+    var slotCapacity: Int { rows.capacity }
+
+    /// The number of keys the three heaps have room for, for tests.
+    var keyCapacity: Int { punctual.capacity + lenient.capacity + lenientWake.capacity }
 
     /// Pops dead keys off the top of `heap`; returns its live top, if any.
     private static func liveTop(_ heap: inout KeyHeap, _ sequences: borrowing ChunkedBuffer<UInt32>) -> Key? {
         while let top = heap.min {
-            if sequences[Int(top.slot)] == top.sequence { return top }
+            if top.isLive(in: sequences) { return top }
             heap.removeMin()
         }
         return nil
@@ -276,14 +316,25 @@ struct CompactDeadlineQueue: ~Copyable {
         }
         precondition(liveSlots == live, "live count is wrong")
         var free = 0
-        var cursor = freeHead
-        while cursor != 0 {
-            precondition(sequences[Int(cursor - 1)] == 0, "a live slot is on the free list")
-            precondition(rows[Int(cursor - 1)].target == nil, "a free slot holds a target")
-            free += 1
-            cursor = rows[Int(cursor - 1)].id
+        var liveInChunk = [Int32](repeating: 0, count: chunkLive.count)
+        for slot in 0..<usedSlots {
+            if sequences[slot] == 0 {
+                precondition(freeSlots.contains(slot), "a free slot is not in the free set")
+                precondition(rows[slot].target == nil && rows[slot].id == 0, "a free slot holds a target or an id")
+                free += 1
+            } else {
+                precondition(!freeSlots.contains(slot), "a live slot is in the free set")
+                liveInChunk[slot >> Self.chunkShift] += 1
+            }
         }
-        precondition(free + live == usedSlots, "slot table and free list disagree")
+        precondition(!freeSlots.contains(usedSlots), "a slot above the used ones is in the free set")
+        precondition(free + live == usedSlots, "slot table and free set disagree")
+        precondition(liveInChunk == chunkLive, "live counts per chunk are wrong")
+        precondition(rows.capacity == chunkLive.count << Self.chunkShift, "a chunk has no live count")
+        precondition(
+            chunkLive.count < 2 || chunkLive[chunkLive.count - 1] != 0 || chunkLive[chunkLive.count - 2] != 0,
+            "two unused chunks were kept at the end of the table")
+        freeSlots._checkInvariants()
         precondition(actions.count <= live, "a closure is kept for a free slot")
         precondition(punctual.count + lenient.count >= live, "deadline heaps lost entries")
         #endif
@@ -300,6 +351,9 @@ struct KeyHeap: ~Copyable {
     private(set) var count = 0
 
     var min: CompactDeadlineQueue.Key? { count == 0 ? nil : storage[0] }
+
+    /// The number of keys the storage has room for.
+    var capacity: Int { storage.capacity }
 
     subscript(index: Int) -> CompactDeadlineQueue.Key {
         get { storage[index] }
@@ -330,6 +384,13 @@ struct KeyHeap: ~Copyable {
             let last = storage[count]
             siftDown(last, from: 0, end: count)
         }
+        releaseUnusedChunks()
+    }
+
+    /// Gives back the last chunk of storage while two chunks' worth of it is unused.
+    private mutating func releaseUnusedChunks() {
+        let chunkSize = ChunkedBuffer<CompactDeadlineQueue.Key>.chunkSize
+        while storage.capacity - count >= 2 * chunkSize { storage.shrink() }
     }
 
     /// Places `key` in the hole at `start` and sifts it down within `0..<end`.
@@ -372,13 +433,14 @@ struct KeyHeap: ~Copyable {
         var kept = 0
         for index in 0..<count {
             let key = storage[index]
-            if sequences[Int(key.slot)] == key.sequence {
+            if key.isLive(in: sequences) {
                 storage[kept] = key
                 kept += 1
             }
         }
         count = kept
         heapify()
+        releaseUnusedChunks()
     }
 
     /// Sorts the keys in ascending order, in place (a heapsort); an ascending array is still a valid heap.

@@ -17,13 +17,14 @@ import Darwin
 /// thread too (see ``TimerDelivery/privateQueue``). If that work is still running 0.5 ms after the deadline, the
 /// other thread takes over waiting, so slow work delays the clock's other deadlines by about 0.5 ms at most.
 /// Nothing wakes while no deadline is pending. A clock's threads start the first time something is scheduled
-/// on that clock. Scheduling, cancelling and running allocate nothing once the clock's table of pending actions
-/// has grown to its peak size (Tempo's own timers are armed without a closure).
+/// on that clock. Scheduling, cancelling and running allocate nothing while the number of pending actions stays
+/// within the chunks the clock's table has (Tempo's own timers are armed without a closure).
 ///
-/// The table keeps that peak size for the life of the scheduler: it grows in chunks of 1,024 actions, about 36
-/// bytes per action (one more 16-byte key for an action with leeway), and never gives a chunk back. A process that
-/// once had a million timers pending on one clock keeps about 36 MB for that clock after they end; the timers'
-/// own objects are freed as usual.
+/// The table grows in chunks of 1,024 actions, about 36 bytes per action (one more 16-byte key for an action with
+/// leeway), and gives chunks back from its end once they hold no pending action: after a burst of a million timers
+/// has ended, the clock's table returns to what the remaining actions need, plus one chunk. A new action takes the
+/// lowest free slot, so actions armed after (or re-armed during) the burst do not hold its chunks; one that was armed
+/// during the burst and outlives it keeps its chunk until it ends.
 ///
 /// Actions run on a driver thread and must be short: Tempo's timers use them only to compute ticks and hand them
 /// to their delivery.

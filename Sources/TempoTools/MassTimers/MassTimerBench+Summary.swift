@@ -4,9 +4,10 @@ extension MassTimerBench {
     /// Wall-clock costs on a shared machine move by tens of percent between runs, and a peer's own cost moves
     /// with what ran before it (a fresh heap pays page faults that a reused one does not). So every ratio is
     /// taken within one round, against the peer's figure of that round, and the summary reports the median of
-    /// those per-round ratios with their range; times are medians too. Bytes are the first round's: a later
-    /// round arms into a process whose ``SystemScheduler`` tables already have the size the first round gave them
-    /// (they keep their peak size), so it no longer counts the scheduler's rows; ``laterBytesPerTimer`` shows that.
+    /// those per-round ratios with their range; times are medians too. Bytes are the first round's, and
+    /// ``laterBytesPerTimer`` gives the later rounds' apart: a later round reads less when something the first round
+    /// grew is kept after its timers ended (``SystemScheduler``'s table was, 36 B per timer, until it gave its
+    /// chunks back).
     ///
     /// A value type; `Sendable`.
     public struct Summary: Sendable, Equatable {

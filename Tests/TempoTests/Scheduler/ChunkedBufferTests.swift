@@ -18,4 +18,18 @@ import Testing
         #expect(buffer.exchange(at: size, with: 8) == 7)
         #expect(buffer[size] == 8)
     }
+
+    @Test func shrinkingGivesBackTheLastChunkAndGrowingRefillsIt() {
+        var buffer = ChunkedBuffer<Int>(filler: -1)
+        buffer.grow()
+        buffer.grow()
+        let size = ChunkedBuffer<Int>.chunkSize
+        buffer[size] = 7
+        buffer[0] = 3
+        buffer.shrink()
+        #expect(buffer.capacity == size)
+        #expect(buffer[0] == 3)
+        buffer.grow()
+        #expect(buffer[size] == -1)
+    }
 }

@@ -67,6 +67,63 @@ import Testing
         queue._checkInvariants()
     }
 
+    /// Bursts of thousands of entries that grow the table by several chunks, then cancels and pops that drain it down
+    /// to a few hundred, so that chunks are given back as they empty; every pop is checked against a heap reference.
+    @Test func matchesAHeapReferenceAcrossBurstsThatGrowAndShrinkTheTable() {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        var queue = CompactDeadlineQueue()
+        var reference = Heap<DeadlineReference>()
+        var live: [UInt64: UInt32] = [:]
+        var removed: [(id: UInt64, slot: UInt32)] = []
+        var nextID: UInt64 = 1
+        var now = 0
+        for phase in 0..<12 {
+            for _ in 0..<Int(random.next() % 6_000) {
+                let deadline = now + 1 + Int(random.next() % 5_000)
+                let leeway = random.next() % 4 == 0 ? Int(random.next() % 20) : 0
+                let slot = queue.insert(
+                    id: nextID, deadline: Self.instant(deadline), leeway: .nanoseconds(leeway), work: .action({}))
+                reference.insert(DeadlineReference(deadline: deadline, id: nextID))
+                live[nextID] = slot
+                nextID += 1
+            }
+            queue._checkInvariants()
+            while live.count > 300 {
+                if random.next() % 2 == 0 {
+                    let victim = live.keys.randomElement(using: &random)!
+                    let slot = live.removeValue(forKey: victim)!
+                    #expect(queue.remove(id: victim, slot: slot) != nil, "seed \(seed) phase \(phase)")
+                    removed.append((victim, slot))
+                } else {
+                    now += Int(random.next() % 200)
+                    let due = Self.popDue(&queue, now: now)
+                    var expected: [UInt64] = []
+                    while let top = reference.min, top.deadline <= now {
+                        reference.removeMin()
+                        if let slot = live.removeValue(forKey: top.id) {
+                            expected.append(top.id)
+                            removed.append((top.id, slot))
+                        }
+                    }
+                    #expect(due == expected, "seed \(seed) phase \(phase)")
+                }
+            }
+            for stale in removed.suffix(50) {
+                #expect(queue.remove(id: stale.id, slot: stale.slot) == nil, "seed \(seed) phase \(phase)")
+            }
+            #expect(queue.count == live.count, "seed \(seed) phase \(phase)")
+            // The table holds the chunk of the highest live slot, and at most one more.
+            let chunk = ChunkedBuffer<UInt32>.chunkSize
+            let needed = (Int(live.values.max() ?? 0) / chunk + 2) * chunk
+            #expect(queue.slotCapacity <= needed, "seed \(seed) phase \(phase)")
+            queue._checkInvariants()
+        }
+        for (id, slot) in live { #expect(queue.remove(id: id, slot: slot) != nil, "seed \(seed)") }
+        #expect(queue.slotCapacity <= ChunkedBuffer<UInt32>.chunkSize, "seed \(seed)")
+        queue._checkInvariants()
+    }
+
     @Test func aPunctualEntryBehindALenientOneSetsTheWake() {
         var queue = CompactDeadlineQueue()
         queue.insert(id: 1, deadline: Self.instant(10), leeway: .nanoseconds(100), work: .action({}))
@@ -141,5 +198,84 @@ import Testing
         #expect(Self.popDue(&queue, now: 999).count == 1_000)
         #expect(Self.popDue(&queue, now: 1_000) == Array(UInt64(1_991)...2_000))
         queue._checkInvariants()
+    }
+
+    @Test func aNewEntryTakesTheLowestFreeSlot() {
+        var queue = CompactDeadlineQueue()
+        var slots: [UInt32] = []
+        for id in UInt64(1)...10 {
+            slots.append(queue.insert(id: id, deadline: Self.instant(100), leeway: .zero, work: .action({})))
+        }
+        #expect(slots == Array(0...9))
+        for id in [UInt64(8), 3, 6] { #expect(queue.remove(id: id, slot: slots[Int(id - 1)]) != nil) }
+        #expect(queue.insert(id: 11, deadline: Self.instant(100), leeway: .zero, work: .action({})) == 2)
+        #expect(queue.insert(id: 12, deadline: Self.instant(100), leeway: .zero, work: .action({})) == 5)
+        #expect(queue.insert(id: 13, deadline: Self.instant(100), leeway: .zero, work: .action({})) == 7)
+        #expect(queue.insert(id: 14, deadline: Self.instant(100), leeway: .zero, work: .action({})) == 10)
+        queue._checkInvariants()
+    }
+
+    /// A burst on top of a few long-lived entries: once it is over, the table and the heaps are back to the chunks
+    /// the long-lived entries need, plus one chunk of slack; a second burst grows them again.
+    @Test func theMemoryOfABurstIsGivenBackWhenItEnds() {
+        let chunk = ChunkedBuffer<UInt32>.chunkSize
+        var queue = CompactDeadlineQueue()
+        var nextID: UInt64 = 1
+        var steady: [(UInt64, UInt32)] = []
+        for _ in 0..<100 {
+            steady.append(
+                (nextID, queue.insert(id: nextID, deadline: Self.instant(1_000_000), leeway: .zero, work: .action({}))))
+            nextID += 1
+        }
+        for round in 0..<2 {
+            var burst: [(UInt64, UInt32)] = []
+            for index in 0..<(20 * chunk) {
+                let leeway: Duration = index % 4 == 0 ? .nanoseconds(10) : .zero
+                burst.append(
+                    (
+                        nextID,
+                        queue.insert(id: nextID, deadline: Self.instant(500 + index), leeway: leeway, work: .action({}))
+                    ))
+                nextID += 1
+            }
+            #expect(queue.slotCapacity >= 20 * chunk, "round \(round)")
+            // Half the burst is cancelled, the rest comes due.
+            for (id, slot) in burst where id % 2 == 0 { #expect(queue.remove(id: id, slot: slot) != nil) }
+            #expect(Self.popDue(&queue, now: 500 + 20 * chunk).count == 10 * chunk, "round \(round)")
+            #expect(queue.count == 100)
+            #expect(queue.slotCapacity == 2 * chunk, "round \(round)")
+            // Each of the three heaps keeps its dead keys until they outnumber the live ones four to one, plus
+            // at most two chunks of room.
+            #expect(queue.keyCapacity <= 3 * 2 * chunk, "round \(round)")
+            queue._checkInvariants()
+        }
+        for (id, slot) in steady { #expect(queue.remove(id: id, slot: slot) != nil) }
+        #expect(queue.slotCapacity <= chunk)
+        #expect(queue.keyCapacity <= 3 * 2 * chunk)
+        queue._checkInvariants()
+    }
+
+    /// An entry that is cancelled and armed again at a chunk boundary does not grow and shrink the table each time.
+    @Test func armingAtAChunkBoundaryDoesNotGrowAndShrinkEachTime() {
+        let chunk = ChunkedBuffer<UInt32>.chunkSize
+        var queue = CompactDeadlineQueue()
+        var slots: [UInt32] = []
+        for id in UInt64(1)...UInt64(chunk) {
+            slots.append(queue.insert(id: id, deadline: Self.instant(1_000), leeway: .zero, work: .action({})))
+        }
+        var (id, slot) = (
+            UInt64(chunk + 1),
+            queue.insert(id: UInt64(chunk + 1), deadline: Self.instant(1_000), leeway: .zero, work: .action({}))
+        )
+        #expect(queue.slotCapacity == 2 * chunk)
+        for _ in 0..<100 {
+            #expect(queue.remove(id: id, slot: slot) != nil)
+            #expect(queue.slotCapacity == 2 * chunk)
+            id += 1
+            slot = queue.insert(id: id, deadline: Self.instant(1_000), leeway: .zero, work: .action({}))
+            #expect(slot == UInt32(chunk))
+        }
+        queue._checkInvariants()
+        _ = slots
     }
 }

@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func bytesAreTheFirstRoundsAndLaterRoundsAreReportedApart() throws {
-        // A later round finds the scheduler's tables at their peak size and holds fewer bytes per timer.
+        // A later round that finds a table the first round grew still there holds fewer bytes per timer.
         func round(tempo: Double, dispatch: Double) -> [Result] {
             [
                 result(.tempoTimer, arm: 1, cancel: 1, bytes: tempo),
