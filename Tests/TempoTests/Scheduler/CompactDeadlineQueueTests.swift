@@ -3,15 +3,62 @@ import Testing
 
 @testable import Tempo
 
-@Suite struct CompactDeadlineQueueTests {
-    private static func instant(_ nanoseconds: Int) -> TimerInstant {
-        TimerInstant(offset: .nanoseconds(nanoseconds))
-    }
+private func instant(_ nanoseconds: Int) -> TimerInstant {
+    TimerInstant(offset: .nanoseconds(nanoseconds))
+}
 
-    private static func popDue(_ queue: inout CompactDeadlineQueue, now: Int) -> [UInt64] {
-        var due: [(UInt64, CompactDeadlineQueue.Work)] = []
-        queue.popDue(now: instant(now), into: &due)
-        return due.map(\.0)
+private func popDue(_ queue: inout CompactDeadlineQueue, now: Int) -> [UInt64] {
+    var due: [(UInt64, CompactDeadlineQueue.Work)] = []
+    queue.popDue(now: instant(now), into: &due)
+    return due.map(\.0)
+}
+
+@Suite struct CompactDeadlineQueueTests {
+    /// A queue beside a heap reference of (deadline, id), with the bookkeeping the model tests share.
+    private struct Model: ~Copyable {
+        var queue: CompactDeadlineQueue
+        var reference = Heap<DeadlineReference>()
+        /// Live entries: their slot, and their deadline + leeway.
+        var live: [UInt64: (slot: UInt32, latest: Int)] = [:]
+        /// Entries that were cancelled or popped, whose handles are stale.
+        var removed: [(id: UInt64, slot: UInt32)] = []
+        var nextID: UInt64 = 1
+        var now = 0
+
+        init(firstSequence: UInt32 = 1) {
+            queue = CompactDeadlineQueue(firstSequence: firstSequence)
+        }
+
+        mutating func insert(deadline: Int, leeway: Int) {
+            let slot = queue.insert(
+                id: nextID, deadline: instant(deadline), leeway: .nanoseconds(leeway), work: .action({}))
+            reference.insert(DeadlineReference(deadline: deadline, id: nextID))
+            live[nextID] = (slot, deadline + leeway)
+            nextID += 1
+        }
+
+        /// Cancels a random live entry; returns whether the queue had it, or `nil` when nothing is live.
+        mutating func cancelRandom(using random: inout SeededGenerator) -> Bool? {
+            guard let victim = live.keys.randomElement(using: &random) else { return nil }
+            let slot = live.removeValue(forKey: victim)!.slot
+            removed.append((victim, slot))
+            return queue.remove(id: victim, slot: slot) != nil
+        }
+
+        /// Moves time on by `step` and pops; returns the queue's ids and the reference's (due and still live).
+        mutating func advance(by step: Int) -> (due: [UInt64], expected: [UInt64]) {
+            now += step
+            let due = popDue(&queue, now: now)
+            var expected: [UInt64] = []
+            while let top = reference.min, top.deadline <= now {
+                reference.removeMin()
+                if let entry = live.removeValue(forKey: top.id) {
+                    expected.append(top.id)
+                    removed.append((top.id, entry.slot))
+                }
+            }
+            return (due, expected)
+        }
     }
 
     /// Random inserts (with and without leeway), cancels, stale cancels and pops, checked against a heap of
@@ -21,50 +68,28 @@ import Testing
     func matchesAHeapReferenceUnderRandomOperations(firstSequence: UInt32) {
         let seed = SeededGenerator.seed()
         var random = SeededGenerator(seed: seed)
-        var queue = CompactDeadlineQueue(firstSequence: firstSequence)
-        var reference = Heap<DeadlineReference>()
-        var live: [UInt64: (slot: UInt32, latest: Int)] = [:]
-        var removed: [(id: UInt64, slot: UInt32)] = []
-        var nextID: UInt64 = 1
-        var now = 0
+        var model = Model(firstSequence: firstSequence)
         for step in 0..<20_000 {
             switch random.next() % 10 {
             case 0...4:
                 // Few distinct deadlines, so that many are equal and FIFO order is exercised.
-                let deadline = now + Int(random.next() % 200)
-                let leeway = random.next() % 3 == 0 ? Int(random.next() % 50) : 0
-                let slot = queue.insert(
-                    id: nextID, deadline: Self.instant(deadline), leeway: .nanoseconds(leeway), work: .action({}))
-                reference.insert(DeadlineReference(deadline: deadline, id: nextID))
-                live[nextID] = (slot, deadline + leeway)
-                nextID += 1
+                let deadline = model.now + Int(random.next() % 200)
+                model.insert(deadline: deadline, leeway: random.next() % 3 == 0 ? Int(random.next() % 50) : 0)
             case 5...6:
-                if let stale = removed.randomElement(using: &random) {
-                    #expect(queue.remove(id: stale.id, slot: stale.slot) == nil, "seed \(seed) step \(step)")
+                if let stale = model.removed.randomElement(using: &random) {
+                    #expect(model.queue.remove(id: stale.id, slot: stale.slot) == nil, "seed \(seed) step \(step)")
                 }
-                guard let victim = live.keys.randomElement(using: &random) else { continue }
-                let slot = live.removeValue(forKey: victim)!.slot
-                #expect(queue.remove(id: victim, slot: slot) != nil, "seed \(seed) step \(step)")
-                removed.append((victim, slot))
+                if let found = model.cancelRandom(using: &random) { #expect(found, "seed \(seed) step \(step)") }
             default:
-                now += Int(random.next() % 100)
-                let due = Self.popDue(&queue, now: now)
-                var expected: [UInt64] = []
-                while let top = reference.min, top.deadline <= now {
-                    reference.removeMin()
-                    if let entry = live.removeValue(forKey: top.id) {
-                        expected.append(top.id)
-                        removed.append((top.id, entry.slot))
-                    }
-                }
-                #expect(due == expected, "seed \(seed) step \(step)")
+                let popped = model.advance(by: Int(random.next() % 100))
+                #expect(popped.due == popped.expected, "seed \(seed) step \(step)")
             }
-            #expect(queue.count == live.count, "seed \(seed) step \(step)")
-            let expectedWake = live.values.map(\.latest).min().map { Self.instant($0) }
-            #expect(queue.wakeInstant() == expectedWake, "seed \(seed) step \(step)")
-            if step % 500 == 0 { queue._checkInvariants() }
+            #expect(model.queue.count == model.live.count, "seed \(seed) step \(step)")
+            let expectedWake = model.live.values.map(\.latest).min().map { instant($0) }
+            #expect(model.queue.wakeInstant() == expectedWake, "seed \(seed) step \(step)")
+            if step % 500 == 0 { model.queue._checkInvariants() }
         }
-        queue._checkInvariants()
+        model.queue._checkInvariants()
     }
 
     /// Bursts of thousands of entries that grow the table by several chunks, then cancels and pops that drain it down
@@ -72,66 +97,44 @@ import Testing
     @Test func matchesAHeapReferenceAcrossBurstsThatGrowAndShrinkTheTable() {
         let seed = SeededGenerator.seed()
         var random = SeededGenerator(seed: seed)
-        var queue = CompactDeadlineQueue()
-        var reference = Heap<DeadlineReference>()
-        var live: [UInt64: UInt32] = [:]
-        var removed: [(id: UInt64, slot: UInt32)] = []
-        var nextID: UInt64 = 1
-        var now = 0
+        var model = Model()
+        let chunk = ChunkedBuffer<UInt32>.chunkSize
         for phase in 0..<12 {
             for _ in 0..<Int(random.next() % 6_000) {
-                let deadline = now + 1 + Int(random.next() % 5_000)
-                let leeway = random.next() % 4 == 0 ? Int(random.next() % 20) : 0
-                let slot = queue.insert(
-                    id: nextID, deadline: Self.instant(deadline), leeway: .nanoseconds(leeway), work: .action({}))
-                reference.insert(DeadlineReference(deadline: deadline, id: nextID))
-                live[nextID] = slot
-                nextID += 1
+                let deadline = model.now + 1 + Int(random.next() % 5_000)
+                model.insert(deadline: deadline, leeway: random.next() % 4 == 0 ? Int(random.next() % 20) : 0)
             }
-            queue._checkInvariants()
-            while live.count > 300 {
+            model.queue._checkInvariants()
+            while model.live.count > 300 {
                 if random.next() % 2 == 0 {
-                    let victim = live.keys.randomElement(using: &random)!
-                    let slot = live.removeValue(forKey: victim)!
-                    #expect(queue.remove(id: victim, slot: slot) != nil, "seed \(seed) phase \(phase)")
-                    removed.append((victim, slot))
+                    #expect(model.cancelRandom(using: &random) == true, "seed \(seed) phase \(phase)")
                 } else {
-                    now += Int(random.next() % 200)
-                    let due = Self.popDue(&queue, now: now)
-                    var expected: [UInt64] = []
-                    while let top = reference.min, top.deadline <= now {
-                        reference.removeMin()
-                        if let slot = live.removeValue(forKey: top.id) {
-                            expected.append(top.id)
-                            removed.append((top.id, slot))
-                        }
-                    }
-                    #expect(due == expected, "seed \(seed) phase \(phase)")
+                    let popped = model.advance(by: Int(random.next() % 200))
+                    #expect(popped.due == popped.expected, "seed \(seed) phase \(phase)")
                 }
             }
-            for stale in removed.suffix(50) {
-                #expect(queue.remove(id: stale.id, slot: stale.slot) == nil, "seed \(seed) phase \(phase)")
+            for stale in model.removed.suffix(50) {
+                #expect(model.queue.remove(id: stale.id, slot: stale.slot) == nil, "seed \(seed) phase \(phase)")
             }
-            #expect(queue.count == live.count, "seed \(seed) phase \(phase)")
+            #expect(model.queue.count == model.live.count, "seed \(seed) phase \(phase)")
             // The table holds the chunk of the highest live slot, and at most one more.
-            let chunk = ChunkedBuffer<UInt32>.chunkSize
-            let needed = (Int(live.values.max() ?? 0) / chunk + 2) * chunk
-            #expect(queue.slotCapacity <= needed, "seed \(seed) phase \(phase)")
-            queue._checkInvariants()
+            let needed = (Int(model.live.values.map(\.slot).max() ?? 0) / chunk + 2) * chunk
+            #expect(model.queue.slotCapacity <= needed, "seed \(seed) phase \(phase)")
+            model.queue._checkInvariants()
         }
-        for (id, slot) in live { #expect(queue.remove(id: id, slot: slot) != nil, "seed \(seed)") }
-        #expect(queue.slotCapacity <= ChunkedBuffer<UInt32>.chunkSize, "seed \(seed)")
-        queue._checkInvariants()
+        while model.cancelRandom(using: &random) != nil {}
+        #expect(model.queue.slotCapacity <= chunk, "seed \(seed)")
+        model.queue._checkInvariants()
     }
 
     @Test func aPunctualEntryBehindALenientOneSetsTheWake() {
         var queue = CompactDeadlineQueue()
-        queue.insert(id: 1, deadline: Self.instant(10), leeway: .nanoseconds(100), work: .action({}))
-        queue.insert(id: 2, deadline: Self.instant(20), leeway: .zero, work: .action({}))
-        #expect(queue.wakeInstant() == Self.instant(20))
-        #expect(Self.popDue(&queue, now: 19) == [1])
-        #expect(queue.wakeInstant() == Self.instant(20))
-        #expect(Self.popDue(&queue, now: 20) == [2])
+        queue.insert(id: 1, deadline: instant(10), leeway: .nanoseconds(100), work: .action({}))
+        queue.insert(id: 2, deadline: instant(20), leeway: .zero, work: .action({}))
+        #expect(queue.wakeInstant() == instant(20))
+        #expect(popDue(&queue, now: 19) == [1])
+        #expect(queue.wakeInstant() == instant(20))
+        #expect(popDue(&queue, now: 20) == [2])
         #expect(queue.wakeInstant() == nil)
     }
 
@@ -140,44 +143,44 @@ import Testing
         var queue = CompactDeadlineQueue(firstSequence: UInt32.max - 3)
         for id in UInt64(1)...8 {
             let leeway: Duration = id % 2 == 0 ? .nanoseconds(5) : .zero
-            queue.insert(id: id, deadline: Self.instant(id == 3 ? 50 : 100), leeway: leeway, work: .action({}))
+            queue.insert(id: id, deadline: instant(id == 3 ? 50 : 100), leeway: leeway, work: .action({}))
             queue._checkInvariants()
         }
-        #expect(Self.popDue(&queue, now: 99) == [3])
-        #expect(Self.popDue(&queue, now: 100) == [1, 2, 4, 5, 6, 7, 8])
+        #expect(popDue(&queue, now: 99) == [3])
+        #expect(popDue(&queue, now: 100) == [1, 2, 4, 5, 6, 7, 8])
         queue._checkInvariants()
     }
 
     @Test func aStaleKeyDoesNotRunTheEntryThatReusedItsSlot() {
         var queue = CompactDeadlineQueue()
-        let slot = queue.insert(id: 1, deadline: Self.instant(10), leeway: .zero, work: .action({}))
+        let slot = queue.insert(id: 1, deadline: instant(10), leeway: .zero, work: .action({}))
         #expect(queue.remove(id: 1, slot: slot) != nil)
-        let reused = queue.insert(id: 2, deadline: Self.instant(30), leeway: .zero, work: .action({}))
+        let reused = queue.insert(id: 2, deadline: instant(30), leeway: .zero, work: .action({}))
         #expect(reused == slot)
         #expect(queue.remove(id: 1, slot: slot) == nil)
-        #expect(Self.popDue(&queue, now: 29) == [])
-        #expect(Self.popDue(&queue, now: 30) == [2])
+        #expect(popDue(&queue, now: 29) == [])
+        #expect(popDue(&queue, now: 30) == [2])
     }
 
     @Test func deadlinesAreKeptAtNanosecondResolutionRoundedUp() {
         var queue = CompactDeadlineQueue()
         let halfPastTen = TimerInstant(offset: .nanoseconds(10) + .nanoseconds(0.5))
         queue.insert(id: 1, deadline: halfPastTen, leeway: .zero, work: .action({}))
-        #expect(queue.wakeInstant() == Self.instant(11))
-        #expect(Self.popDue(&queue, now: 10) == [])
+        #expect(queue.wakeInstant() == instant(11))
+        #expect(popDue(&queue, now: 10) == [])
         // A clock reading is rounded down: 10.9 ns has not reached 11.
         var due: [(UInt64, CompactDeadlineQueue.Work)] = []
         queue.popDue(now: TimerInstant(offset: .nanoseconds(10) + .nanoseconds(0.9)), into: &due)
         #expect(due.isEmpty)
-        #expect(Self.popDue(&queue, now: 11) == [1])
+        #expect(popDue(&queue, now: 11) == [1])
     }
 
     @Test func deadlinesBeyondSixtyFourBitsSaturate() {
         var queue = CompactDeadlineQueue()
         queue.insert(id: 1, deadline: TimerInstant(offset: .seconds(Int64.max)), leeway: .zero, work: .action({}))
         queue.insert(id: 2, deadline: TimerInstant(offset: .seconds(-1)), leeway: .zero, work: .action({}))
-        #expect(Self.popDue(&queue, now: 0) == [2])
-        #expect(Self.popDue(&queue, now: Int(Int64.max) - 1) == [])
+        #expect(popDue(&queue, now: 0) == [2])
+        #expect(popDue(&queue, now: Int(Int64.max) - 1) == [])
         #expect(queue.count == 1)
     }
 
@@ -185,18 +188,18 @@ import Testing
         var queue = CompactDeadlineQueue()
         var slots: [UInt32] = []
         for id in UInt64(1)...2_000 {
-            slots.append(queue.insert(id: id, deadline: Self.instant(1_000), leeway: .zero, work: .action({})))
+            slots.append(queue.insert(id: id, deadline: instant(1_000), leeway: .zero, work: .action({})))
         }
         for id in UInt64(1)...1_990 {
             #expect(queue.remove(id: id, slot: slots[Int(id - 1)]) != nil)
         }
         queue._checkInvariants()
         for id in UInt64(2_001)...3_000 {
-            let slot = queue.insert(id: id, deadline: Self.instant(500), leeway: .zero, work: .action({}))
+            let slot = queue.insert(id: id, deadline: instant(500), leeway: .zero, work: .action({}))
             #expect(slot < 2_000)
         }
-        #expect(Self.popDue(&queue, now: 999).count == 1_000)
-        #expect(Self.popDue(&queue, now: 1_000) == Array(UInt64(1_991)...2_000))
+        #expect(popDue(&queue, now: 999).count == 1_000)
+        #expect(popDue(&queue, now: 1_000) == Array(UInt64(1_991)...2_000))
         queue._checkInvariants()
     }
 
@@ -204,14 +207,14 @@ import Testing
         var queue = CompactDeadlineQueue()
         var slots: [UInt32] = []
         for id in UInt64(1)...10 {
-            slots.append(queue.insert(id: id, deadline: Self.instant(100), leeway: .zero, work: .action({})))
+            slots.append(queue.insert(id: id, deadline: instant(100), leeway: .zero, work: .action({})))
         }
         #expect(slots == Array(0...9))
         for id in [UInt64(8), 3, 6] { #expect(queue.remove(id: id, slot: slots[Int(id - 1)]) != nil) }
-        #expect(queue.insert(id: 11, deadline: Self.instant(100), leeway: .zero, work: .action({})) == 2)
-        #expect(queue.insert(id: 12, deadline: Self.instant(100), leeway: .zero, work: .action({})) == 5)
-        #expect(queue.insert(id: 13, deadline: Self.instant(100), leeway: .zero, work: .action({})) == 7)
-        #expect(queue.insert(id: 14, deadline: Self.instant(100), leeway: .zero, work: .action({})) == 10)
+        #expect(queue.insert(id: 11, deadline: instant(100), leeway: .zero, work: .action({})) == 2)
+        #expect(queue.insert(id: 12, deadline: instant(100), leeway: .zero, work: .action({})) == 5)
+        #expect(queue.insert(id: 13, deadline: instant(100), leeway: .zero, work: .action({})) == 7)
+        #expect(queue.insert(id: 14, deadline: instant(100), leeway: .zero, work: .action({})) == 10)
         queue._checkInvariants()
     }
 
@@ -224,7 +227,7 @@ import Testing
         var steady: [(UInt64, UInt32)] = []
         for _ in 0..<100 {
             steady.append(
-                (nextID, queue.insert(id: nextID, deadline: Self.instant(1_000_000), leeway: .zero, work: .action({}))))
+                (nextID, queue.insert(id: nextID, deadline: instant(1_000_000), leeway: .zero, work: .action({}))))
             nextID += 1
         }
         for round in 0..<2 {
@@ -234,14 +237,14 @@ import Testing
                 burst.append(
                     (
                         nextID,
-                        queue.insert(id: nextID, deadline: Self.instant(500 + index), leeway: leeway, work: .action({}))
+                        queue.insert(id: nextID, deadline: instant(500 + index), leeway: leeway, work: .action({}))
                     ))
                 nextID += 1
             }
             #expect(queue.slotCapacity >= 20 * chunk, "round \(round)")
             // Half the burst is cancelled, the rest comes due.
             for (id, slot) in burst where id % 2 == 0 { #expect(queue.remove(id: id, slot: slot) != nil) }
-            #expect(Self.popDue(&queue, now: 500 + 20 * chunk).count == 10 * chunk, "round \(round)")
+            #expect(popDue(&queue, now: 500 + 20 * chunk).count == 10 * chunk, "round \(round)")
             #expect(queue.count == 100)
             #expect(queue.slotCapacity == 2 * chunk, "round \(round)")
             // Each of the three heaps keeps its dead keys until they outnumber the live ones four to one, plus
@@ -261,18 +264,18 @@ import Testing
         var queue = CompactDeadlineQueue()
         var slots: [UInt32] = []
         for id in UInt64(1)...UInt64(chunk) {
-            slots.append(queue.insert(id: id, deadline: Self.instant(1_000), leeway: .zero, work: .action({})))
+            slots.append(queue.insert(id: id, deadline: instant(1_000), leeway: .zero, work: .action({})))
         }
         var (id, slot) = (
             UInt64(chunk + 1),
-            queue.insert(id: UInt64(chunk + 1), deadline: Self.instant(1_000), leeway: .zero, work: .action({}))
+            queue.insert(id: UInt64(chunk + 1), deadline: instant(1_000), leeway: .zero, work: .action({}))
         )
         #expect(queue.slotCapacity == 2 * chunk)
         for _ in 0..<100 {
             #expect(queue.remove(id: id, slot: slot) != nil)
             #expect(queue.slotCapacity == 2 * chunk)
             id += 1
-            slot = queue.insert(id: id, deadline: Self.instant(1_000), leeway: .zero, work: .action({}))
+            slot = queue.insert(id: id, deadline: instant(1_000), leeway: .zero, work: .action({}))
             #expect(slot == UInt32(chunk))
         }
         queue._checkInvariants()
