@@ -79,7 +79,7 @@ import Glibc
         ) { process in
             if Self.waitForFile(marker) { commandStarted.set() }
             kill(process.processIdentifier, SIGTERM)
-            // Real time: gives `tempo` time to handle the first signal (and start waiting for the run) before the second.
+            // Real time: gives `tempo` time to handle the first signal (and wait for the run) before the second.
             usleep(300_000)
             kill(process.processIdentifier, SIGTERM)
         }

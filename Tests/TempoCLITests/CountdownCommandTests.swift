@@ -16,6 +16,8 @@ import Testing
     @Test func timeLeftAfterStopAndContinueComesFromTheClock() async throws {
         let output = try await TempoBinary.run(["countdown", "2500ms"], readyWhenStdoutContains: "countdown:") {
             process in
+            // Real time: the countdown is a child process on the real clock, stopped here for 1 s so that the test
+            // can check that the time left afterwards comes from the clock, not from ticks counted.
             Foundation.Thread.sleep(forTimeInterval: 0.4)
             kill(process.processIdentifier, SIGSTOP)
             Foundation.Thread.sleep(forTimeInterval: 1.0)

@@ -3,8 +3,9 @@
 ///
 /// Growing adds one chunk and copies nothing, so the memory held is the elements in use plus at most one chunk
 /// (an array that doubles holds up to twice what it uses), and a table that stays within the chunks it has never
-/// allocates again. ``shrink()`` frees the last chunk. Every element of an allocated chunk is initialized (to the filler given at creation), so any
-/// index below ``capacity`` may be read or assigned. Not thread-safe: its owner keeps it in a lock.
+/// allocates again. ``shrink()`` frees the last chunk. Every element of an allocated chunk is initialized (to the
+/// filler given at creation), so any index below ``capacity`` may be read or assigned. Not thread-safe: its owner
+/// keeps it in a lock.
 struct ChunkedBuffer<Element>: ~Copyable {
     /// Elements per chunk: a power of two, so that an index splits into chunk and offset with a shift and a mask.
     static var chunkShift: Int { 10 }

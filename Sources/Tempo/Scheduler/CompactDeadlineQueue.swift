@@ -7,14 +7,15 @@
 /// instants, for virtual time.)
 ///
 /// An action costs 36 bytes: a row of the slot table (8 bytes of target and 8 of id in one column, 4 of sequence
-/// number in another, so that no row has padding) and a 16-byte heap key (deadline, sequence number, slot); an action with leeway has a second key, by
-/// deadline + leeway. Tables and heaps grow in chunks of 1,024 entries (see ``ChunkedBuffer``), so scheduling,
-/// cancelling and running allocate nothing while the number of pending actions stays within the chunks there are.
-/// A new action takes the lowest free slot (``FreeSlotBitmap``), so actions armed after a burst, or re-armed during
-/// it, fill the low slots. Once the last two chunks of the table hold no live action (or a heap has two chunks' worth
-/// of room), the last chunk is given back: when a burst's actions have ended, the memory returns to what the actions
-/// left need, with one chunk of slack so that arming and cancelling at a chunk boundary does not allocate each time.
-/// An action that outlives a burst keeps its slot, and the chunk it is in. Closures, which Tempo's own timers never use, live in a dictionary by slot.
+/// number in another, so that no row has padding) and a 16-byte heap key (deadline, sequence number, slot); an
+/// action with leeway has a second key, by deadline + leeway. Tables and heaps grow in chunks of 1,024 entries (see
+/// ``ChunkedBuffer``), so scheduling, cancelling and running allocate nothing while the number of pending actions
+/// stays within the chunks there are. A new action takes the lowest free slot (``FreeSlotBitmap``), so actions armed
+/// after a burst, or re-armed during it, fill the low slots. Once the last two chunks of the table hold no live
+/// action (or a heap has two chunks' worth of room), the last chunk is given back: when a burst's actions have
+/// ended, the memory returns to what the actions left need, with one chunk of slack so that arming and cancelling at
+/// a chunk boundary does not allocate each time. An action that outlives a burst keeps its slot, and the chunk it is
+/// in. Closures, which Tempo's own timers never use, live in a dictionary by slot.
 ///
 /// A key whose slot was cancelled, ran or was reused has a sequence number that no longer matches the slot's: it is
 /// skipped when it reaches the top of its heap, and the heaps are compacted when dead keys outnumber live ones.
@@ -72,8 +73,6 @@ struct CompactDeadlineQueue: ~Copyable {
     private var usedSlots = 0
     /// The free slots below ``usedSlots``.
     private var freeSlots = FreeSlotBitmap()
-    /// The number of live slots in each chunk of the slot table.
-    private var chunkLive: [Int32] = []
     /// The closures of the slots that hold one.
     private var actions: [UInt32: Action] = [:]
     /// Entries without leeway, by deadline.
@@ -121,10 +120,8 @@ struct CompactDeadlineQueue: ~Copyable {
             if slot == rows.capacity {
                 rows.grow()
                 sequences.grow()
-                chunkLive.append(0)
             }
         }
-        chunkLive[slot >> Self.chunkShift] += 1
         sequences[slot] = sequence
         switch work {
         case .action(let action):
@@ -170,31 +167,38 @@ struct CompactDeadlineQueue: ~Copyable {
         }
         sequences[slot] = 0
         freeSlots.insert(slot)
-        let chunk = slot >> Self.chunkShift
-        chunkLive[chunk] -= 1
         live -= 1
         let keys = punctual.count + lenient.count + lenientWake.count
         if keys > 64 && keys > 4 * live {
             compact()
         }
-        if chunk >= chunkLive.count - 2 { releaseUnusedChunks() }
+        // Only a slot of the last two chunks can leave them both unused.
+        if slot >= rows.capacity - 2 * Self.chunkSize { releaseUnusedChunks() }
         return work
     }
 
-    /// ``ChunkedBuffer/chunkShift`` of the slot table.
-    private static var chunkShift: Int { ChunkedBuffer<UInt32>.chunkShift }
+    /// ``ChunkedBuffer/chunkSize`` of the slot table.
+    private static var chunkSize: Int { ChunkedBuffer<UInt32>.chunkSize }
+
+    /// Whether the last two chunks of the slot table hold no live slot: every slot of theirs below ``usedSlots`` is
+    /// free (the slots above it were never handed out since the table had this size).
+    private var lastTwoChunksAreUnused: Bool {
+        guard rows.capacity >= 2 * Self.chunkSize else { return false }
+        let start = rows.capacity - 2 * Self.chunkSize
+        return freeSlots.containsAll(start..<max(start, usedSlots))
+    }
 
     /// Gives back the slot table's last chunk while it and the chunk before it hold no live slot.
     ///
-    /// - Complexity: O(`chunkSize`) per chunk given back.
+    /// - Complexity: O(`chunkSize`) per chunk given back; checking reads at most 32 words of ``freeSlots``, and stops
+    ///   at the first word with a live slot.
     private mutating func releaseUnusedChunks() {
-        while chunkLive.count >= 2 && chunkLive[chunkLive.count - 1] == 0 && chunkLive[chunkLive.count - 2] == 0 {
-            let start = (chunkLive.count - 1) << Self.chunkShift
+        while lastTwoChunksAreUnused {
+            let start = rows.capacity - Self.chunkSize
             freeSlots.truncate(to: start)
             usedSlots = min(usedSlots, start)
             rows.shrink()
             sequences.shrink()
-            chunkLive.removeLast()
         }
     }
 
@@ -316,7 +320,7 @@ struct CompactDeadlineQueue: ~Copyable {
         }
         precondition(liveSlots == live, "live count is wrong")
         var free = 0
-        var liveInChunk = [Int32](repeating: 0, count: chunkLive.count)
+        var highestLive = -1
         for slot in 0..<usedSlots {
             if sequences[slot] == 0 {
                 precondition(freeSlots.contains(slot), "a free slot is not in the free set")
@@ -324,16 +328,17 @@ struct CompactDeadlineQueue: ~Copyable {
                 free += 1
             } else {
                 precondition(!freeSlots.contains(slot), "a live slot is in the free set")
-                liveInChunk[slot >> Self.chunkShift] += 1
+                highestLive = slot
             }
         }
         precondition(!freeSlots.contains(usedSlots), "a slot above the used ones is in the free set")
         precondition(free + live == usedSlots, "slot table and free set disagree")
-        precondition(liveInChunk == chunkLive, "live counts per chunk are wrong")
-        precondition(rows.capacity == chunkLive.count << Self.chunkShift, "a chunk has no live count")
+        precondition(usedSlots <= rows.capacity, "slots were handed out beyond the table")
+        // Counted from the slots themselves, not from the free set the check below reads.
         precondition(
-            chunkLive.count < 2 || chunkLive[chunkLive.count - 1] != 0 || chunkLive[chunkLive.count - 2] != 0,
+            rows.capacity < 2 * Self.chunkSize || highestLive >= rows.capacity - 2 * Self.chunkSize,
             "two unused chunks were kept at the end of the table")
+        precondition(!lastTwoChunksAreUnused, "the free set says the last two chunks are unused")
         freeSlots._checkInvariants()
         precondition(actions.count <= live, "a closure is kept for a free slot")
         precondition(punctual.count + lenient.count >= live, "deadline heaps lost entries")

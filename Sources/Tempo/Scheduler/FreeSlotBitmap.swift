@@ -31,6 +31,24 @@ struct FreeSlotBitmap {
         return wordIndex < words.count && words[wordIndex] & (1 << (slot & 63)) != 0
     }
 
+    /// Whether every slot in `range` is marked free (`true` for an empty range).
+    ///
+    /// - Complexity: O(*n*) in the words `range` spans; it stops at the first word with a used slot in `range`.
+    func containsAll(_ range: Range<Int>) -> Bool {
+        var slot = range.lowerBound
+        while slot < range.upperBound {
+            let wordIndex = slot >> 6
+            guard wordIndex < words.count else { return false }
+            let wordStart = wordIndex << 6
+            let end = min(range.upperBound - wordStart, 64)
+            let below: UInt64 = end == 64 ? .max : (1 << end) - 1
+            let mask = below & ~((1 << (slot - wordStart)) - 1)
+            guard words[wordIndex] & mask == mask else { return false }
+            slot = wordStart + 64
+        }
+        return true
+    }
+
     /// Marks `slot` free.
     ///
     /// - Complexity: O(1), amortized over the growth of the bitmap.
