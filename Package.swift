@@ -12,12 +12,21 @@ let package = Package(
     ],
     traits: [
         .trait(
+            name: "CLI",
+            description: """
+                Builds the `tempo` command-line tool, the only product that needs swift-argument-parser, \
+                swift-subprocess and hdrhistogram-swift. On by default; a package that uses only the libraries can \
+                depend on Tempo with `traits: []` so that it never resolves those packages.
+                """
+        ),
+        .default(enabledTraits: ["CLI"]),
+        .trait(
             name: "TSanVisibleLocks",
             description: """
                 Builds TempoMutex on pthread_mutex_t instead of Synchronization.Mutex, whose contended path \
                 ThreadSanitizer cannot see on Linux. For CI's ThreadSanitizer run only.
                 """
-        )
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -48,10 +57,11 @@ let package = Package(
                 "TempoLocks",
                 "TempoTools",
                 "TempoPlans",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
                 .product(
-                    name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.linux, .macOS])),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                    name: "Subprocess", package: "swift-subprocess",
+                    condition: .when(platforms: [.linux, .macOS], traits: ["CLI"])),
+                .product(name: "Histogram", package: "hdrhistogram-swift", condition: .when(traits: ["CLI"])),
             ]
         ),
         .testTarget(
