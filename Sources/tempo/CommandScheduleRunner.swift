@@ -18,7 +18,7 @@ final class CommandScheduleRunner: Sendable {
         var failures = 0
         var overlapped = 0
         var missed = 0
-        /// The signal that stopped the schedule (SIGINT or SIGTERM), if one did.
+        /// The signal that stopped the schedule (SIGINT, SIGTERM, SIGHUP or SIGQUIT), if one did.
         var signal: Int32?
         var interrupted: Bool { signal != nil }
         var policy = LateTickPolicy.coalesce
@@ -107,7 +107,7 @@ final class CommandScheduleRunner: Sendable {
         return summary
     }
 
-    /// Stops the schedule on `signal` (SIGINT or SIGTERM): no new run starts; the run that is going gets the
+    /// Stops the schedule on `signal` (one of ``EveryCommand/stopSignals``): no new run starts; the run that is going gets the
     /// same signal, sent to its process group (it runs in a group of its own), and is waited for. A second
     /// signal kills that group (SIGKILL).
     func interrupt(signal: Int32) {
