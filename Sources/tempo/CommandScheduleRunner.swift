@@ -76,11 +76,13 @@ final class CommandScheduleRunner: Sendable {
             if newState == .finished { scheduleEnded() }
         }
         var summary = await withCheckedContinuation { continuation in
-            state.withLock {
+            let stopped = state.withLock {
                 $0.continuation = continuation
                 $0.timer = timer
+                return $0.summary.interrupted
             }
-            timer.start()
+            // A signal that arrived before the timer was stored found nothing to cancel: end at once.
+            if stopped { scheduleEnded() } else { timer.start() }
         }
         summary.elapsed = SystemScheduler.shared.now(.monotonic) - start
         return summary
@@ -96,11 +98,13 @@ final class CommandScheduleRunner: Sendable {
             if let count, fire.index >= count { scheduleEnded() }
         }
         var summary = await withCheckedContinuation { continuation in
-            state.withLock {
+            let stopped = state.withLock {
                 $0.continuation = continuation
                 $0.planTimer = timer
+                return $0.summary.interrupted
             }
-            timer.start()
+            // A signal that arrived before the timer was stored found nothing to cancel: end at once.
+            if stopped { scheduleEnded() } else { timer.start() }
         }
         timer.cancel()
         summary.elapsed = SystemScheduler.shared.now(.monotonic) - start

@@ -48,7 +48,8 @@ import Glibc
         }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(seenWhileRunning.isSet, "file: \(text)")
-        #expect(text.hasPrefix("tempo tick: every 1s x 1000\ntick 1/1000"), "file: \(text)")
+        #expect(text.hasPrefix("tempo tick: every 1s x 1000"), "file: \(text)")
+        #expect(text.contains("\ntick 1/1000"), "file: \(text)")
     }
 
     @Test(arguments: [
