@@ -53,6 +53,27 @@ import Glibc
         #expect(output.elapsed < 25)
     }
 
+    /// A closed terminal: `tempo every` runs on a pseudo-terminal (through `script`), which is then killed, so the
+    /// kernel hangs the terminal up and sends SIGHUP to its foreground process group, where `tempo` is and the run
+    /// (in a process group of its own) is not. `tempo` must pass the SIGHUP on rather than leave the run orphaned.
+    @Test func aClosedTerminalsHangupReachesTheRun() async throws {
+        let marker = Self.temporaryPath("hangup-ready")
+        let report = Self.temporaryPath("hangup-report")
+        defer {
+            unlink(marker)
+            unlink(report)
+        }
+        let script = "trap 'echo got HUP > \(report); exit 0' HUP; (touch \(marker); exec sleep 30)"
+        let commandStarted = Flag()
+        _ = try await TempoBinary.run(["every", "1h", "--", "sh", "-c", script], timeout: 90, inTerminal: true) {
+            process in
+            if Self.waitForFile(marker) { commandStarted.set() }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        #expect(commandStarted.isSet, "the command never started")
+        #expect(Self.waitForFile(report), "the run never got SIGHUP")
+    }
+
     /// Ctrl-C between runs ends the schedule with a summary. The interrupt waits until the first run has started
     /// (its marker exists), so the signal handlers are installed: on a loaded machine, or under a sanitizer, `tempo`
     /// can take longer than any fixed delay to get there, and an earlier SIGINT would end it with no summary.
