@@ -20,14 +20,17 @@ struct BenchCommand: AsyncParsableCommand {
             table shows medians, and each ratio is the median of the rounds' own ratios (arm+cancel with its \
             range), so a change of the machine's speed between rounds falls on both sides of a ratio alike. \
             Bytes are the first round's; a last column gives the later rounds', which read less when something \
-            the first round grew is kept after its timers ended.
+            the first round grew is kept after its timers ended. Counts take k for thousands and M for millions \
+            (1M); a lowercase m is rejected, as it means minutes in durations. --json prints the result as JSON. \
+            A build without optimization (debug) measures several times worse and prints a warning: measure \
+            with `swift run -c release tempo bench`.
             """
     )
 
     @Option(
         name: .long,
         parsing: .upToNextOption,
-        help: "How many timers per run, like 10k 100k 1m (1 to 10m; k = 1,000, m = 1,000,000)."
+        help: "How many timers per run, like 10k 100k 1M (1 to 10M; k = 1,000, M = 1,000,000)."
     )
     var counts: [String] = ["10k", "100k"]
 
@@ -38,8 +41,13 @@ struct BenchCommand: AsyncParsableCommand {
     )
     var subjects: [String] = []
 
-    @Option(name: .long, help: "How many times to run the whole set (1 to 50); the table shows medians.")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "How many times to run the whole set (1 to 50); the table shows medians.")
     var rounds = 1
+
+    @Flag(name: .long, help: "Print the result as JSON instead of a table.")
+    var json = false
 
     @Flag(name: .long, help: "Do not draw the progress line.")
     var noProgress = false
@@ -54,8 +62,12 @@ struct BenchCommand: AsyncParsableCommand {
 
     func parsedCounts() throws -> [Int] {
         try counts.flatMap { $0.split(separator: ",").map(String.init) }.map { text in
+            if text.hasSuffix("m") {
+                throw ValidationError(
+                    "--counts: '\(text)': write \(text.dropLast())M for millions (m means minutes in durations)")
+            }
             guard let count = parseCount(text), (1...10_000_000).contains(count) else {
-                throw ValidationError("--counts: '\(text)' is not a count from 1 to 10m (like 10k, 100k, 1m)")
+                throw ValidationError("--counts: '\(text)' is not a count from 1 to 10M (like 10k, 100k, 1M)")
             }
             return count
         }
@@ -76,6 +88,7 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         let counts = try parsedCounts()
         let subjects = try parsedSubjects()
+        warnIfUnoptimized(measuring: "bench")
         let progress = ProgressLine(enabled: !noProgress && isatty(2) != 0)
         var rounds: [[MassTimerBench.Result]] = []
         let steps = self.rounds * counts.count * subjects.count
@@ -87,8 +100,8 @@ struct BenchCommand: AsyncParsableCommand {
                     step += 1
                     let label = "[\(step)/\(steps)] \(subject.rawValue) × \(count)"
                     progress.show(label)
-                    let result = try await MassTimerBench.run(subject, count: count) { done in
-                        progress.show("\(label) \(Int(done * 100))%")
+                    let result = try await MassTimerBench.run(subject, count: count) { phase, done in
+                        progress.show("\(label) \(phase) \(Int(done * 100))%")
                     }
                     results.append(result)
                 }
@@ -97,16 +110,15 @@ struct BenchCommand: AsyncParsableCommand {
         }
         progress.clear()
         let table = BenchTable(summaries: MassTimerBench.summarize(rounds), rounds: self.rounds)
-        print(table.render(), terminator: "")
+        output(json ? table.json() : table.render(), terminator: "")
     }
 }
 
-/// Parses `10000`, `10k` or `1m` (k = 1,000, m = 1,000,000).
+/// Parses `10000`, `10k` or `1M` (k or K = 1,000, M = 1,000,000).
 func parseCount(_ text: String) -> Int? {
-    let lower = text.lowercased()
     let (digits, scale) =
-        lower.hasSuffix("k")
-        ? (String(lower.dropLast()), 1_000) : lower.hasSuffix("m") ? (String(lower.dropLast()), 1_000_000) : (lower, 1)
+        text.lowercased().hasSuffix("k")
+        ? (String(text.dropLast()), 1_000) : text.hasSuffix("M") ? (String(text.dropLast()), 1_000_000) : (text, 1)
     guard let value = Int(digits), value >= 0 else { return nil }
     let (product, overflow) = value.multipliedReportingOverflow(by: scale)
     return overflow ? nil : product

@@ -18,7 +18,7 @@ final class CommandScheduleRunner: Sendable {
         var failures = 0
         var overlapped = 0
         var missed = 0
-        /// The signal that stopped the schedule (SIGINT or SIGTERM), if one did.
+        /// The signal that stopped the schedule (SIGINT, SIGTERM, SIGHUP or SIGQUIT), if one did.
         var signal: Int32?
         var interrupted: Bool { signal != nil }
         var policy = LateTickPolicy.coalesce
@@ -76,11 +76,13 @@ final class CommandScheduleRunner: Sendable {
             if newState == .finished { scheduleEnded() }
         }
         var summary = await withCheckedContinuation { continuation in
-            state.withLock {
+            let stopped = state.withLock {
                 $0.continuation = continuation
                 $0.timer = timer
+                return $0.summary.interrupted
             }
-            timer.start()
+            // A signal that arrived before the timer was stored found nothing to cancel: end at once.
+            if stopped { scheduleEnded() } else { timer.start() }
         }
         summary.elapsed = SystemScheduler.shared.now(.monotonic) - start
         return summary
@@ -96,18 +98,20 @@ final class CommandScheduleRunner: Sendable {
             if let count, fire.index >= count { scheduleEnded() }
         }
         var summary = await withCheckedContinuation { continuation in
-            state.withLock {
+            let stopped = state.withLock {
                 $0.continuation = continuation
                 $0.planTimer = timer
+                return $0.summary.interrupted
             }
-            timer.start()
+            // A signal that arrived before the timer was stored found nothing to cancel: end at once.
+            if stopped { scheduleEnded() } else { timer.start() }
         }
         timer.cancel()
         summary.elapsed = SystemScheduler.shared.now(.monotonic) - start
         return summary
     }
 
-    /// Stops the schedule on `signal` (SIGINT or SIGTERM): no new run starts; the run that is going gets the
+    /// Stops the schedule on `signal` (one of ``EveryCommand/stopSignals``): no new run starts; the run that is going gets the
     /// same signal, sent to its process group (it runs in a group of its own), and is waited for. A second
     /// signal kills that group (SIGKILL).
     func interrupt(signal: Int32) {

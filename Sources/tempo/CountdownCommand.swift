@@ -26,7 +26,7 @@ struct CountdownCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "How often to redraw the bar, like 100ms.")
     var refresh: String = "100ms"
 
-    @Option(name: .long, help: "Width of the progress bar in characters.")
+    @Option(name: .long, parsing: .unconditional, help: "Width of the progress bar in characters.")
     var width: Int = 40
 
     mutating func validate() throws {
@@ -42,8 +42,14 @@ struct CountdownCommand: ParsableCommand {
         let refresh = try parseDuration(refresh, option: "--refresh")
         let display = CountdownDisplay(total: total, width: width, interactive: isatty(1) != 0)
         let done = DispatchSemaphore(value: 0)
-        // `once(at:)` starts the timer: it runs until it fires.
-        try TempoTimer.once(at: display.end, clock: .continuous) { _ in done.signal() }
+        do {
+            // `once(at:)` starts the timer: it runs until it fires.
+            try TempoTimer.once(at: display.end, clock: .continuous) { _ in done.signal() }
+        } catch {
+            // The clock's range ends about 146 years from its origin (the machine's boot).
+            throw usageError(
+                "<duration>: '\(duration)' is too long: its end lies beyond the range of the continuous clock")
+        }
         let redraw = try TempoTimer(every: min(refresh, total), clock: .continuous) { _ in display.draw() }
         signal(SIGCONT, SIG_IGN)
         let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())

@@ -69,8 +69,7 @@ final class CountdownDisplay: Sendable {
     private func emit(_ text: String, last: Bool = false) {
         finished.withLock { isFinished in
             guard !isFinished else { return }
-            print(text, terminator: "")
-            flushOutput()
+            output(text, terminator: "")
             if last { isFinished = true }
         }
     }

@@ -17,7 +17,10 @@ struct LatencyCommand: ParsableCommand {
             cores); they take turns in ROUNDS rounds, each starting with a different backend, so that a \
             change in the machine's load falls on all of them alike. For each it reports lateness percentiles in µs, the drift of the last tick from the \
             ideal grid, and p50/p99 as a ratio to the floor: a thread sleeping with \
-            clock_nanosleep(TIMER_ABSTIME) and 1 ns timer slack.
+            clock_nanosleep(TIMER_ABSTIME) and 1 ns timer slack. Ctrl-C (SIGINT) ends the measurement at the \
+            end of the current slice (DURATION / ROUNDS of one backend), prints what was measured so far and \
+            exits with 130; a second Ctrl-C exits at once. A build without optimization (debug) measures \
+            several times worse and prints a warning: measure with `swift run -c release tempo latency`.
             """
     )
 
@@ -27,7 +30,9 @@ struct LatencyCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "How long to measure each backend, like 5s or 300ms.")
     var duration: String = "5s"
 
-    @Option(name: .long, help: "How many turns the backends take (default: one per second of DURATION, 1 to 10).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "How many turns the backends take (default: one per second of DURATION, 1 to 10).")
     var rounds: Int?
 
     @Option(
@@ -68,8 +73,6 @@ struct LatencyCommand: ParsableCommand {
             throw ValidationError("--rounds \(rounds) is more than the \(slots) ticks of --duration \(self.duration)")
         }
         if json && csv { throw ValidationError("--json and --csv cannot be combined") }
-        // Before the run, not after it: a path that cannot be created fails at once (EX_CANTCREAT).
-        if let svg { try checkCreatable(svg) }
     }
 
     func selectedBackends() throws -> [LatencyProbe.Backend] {
@@ -90,70 +93,77 @@ struct LatencyCommand: ParsableCommand {
         let period = try parseDuration(self.period, option: "--period")
         let duration = try parseDuration(self.duration, option: "--duration")
         let backends = try selectedBackends()
+        // Before the run, not after it: a file that cannot be created fails at once (EX_CANTCREAT).
+        let svgFile = try svg.map(openForWriting)
+        warnIfUnoptimized(measuring: "latency")
         let progress = ProgressLine(enabled: !noProgress && isatty(2) != 0)
         let slots = try LatencyProbe.slotCount(period: period, duration: duration)
         let rounds = self.rounds ?? min(10, slots, max(1, Int(duration / .seconds(1))))
-        let samples = try LatencyProbe.measure(backends, every: period, for: duration, rounds: rounds) { done in
-            let bar = String(repeating: "#", count: Int(done * 30)).padding(to: 30)
-            progress.show("measuring \(backends.count) backends, \(rounds) rounds [\(bar)] \(Int(done * 100))%")
+        let perSlice = slots / rounds
+        if self.rounds != nil, perSlice < Self.fewestTicksPerSlice {
+            printError(
+                "warning: --rounds \(rounds) leaves \(perSlice) tick\(perSlice == 1 ? "" : "s") per backend and round: "
+                    + "each round restarts the backends, so percentiles and ratios mostly measure their start; use at most "
+                    + "\(max(1, slots / Self.fewestTicksPerSlice)) rounds or a longer --duration")
         }
+        // Listening before the line that says so: a Ctrl-C after it always finds the handler.
+        let interrupt = Interrupt()
+        let listening = interrupt.listen()
+        printError(
+            "tempo latency: measuring \(backends.count) backends for \(formatDuration(duration)) each, in \(rounds) "
+                + "round\(rounds == 1 ? "" : "s"); Ctrl-C stops and prints what was measured so far")
+        let samples = try LatencyProbe.measure(
+            backends, every: period, for: duration, rounds: rounds,
+            progress: { done in
+                let bar = String(repeating: "#", count: Int(done * 30)).padding(to: 30)
+                progress.show("measuring \(backends.count) backends, \(rounds) rounds [\(bar)] \(Int(done * 100))%")
+            },
+            shouldStop: { interrupt.requested })
+        listening.cancel()
         let stats = samples.map(LatencyStats.init)
         progress.clear()
         let report = LatencyReport(period: period, duration: duration, rounds: rounds, stats: stats)
+        if interrupt.requested {
+            let ticks = stats.map { "\($0.backend) \($0.ticks)" }.joined(separator: ", ")
+            printError("tempo latency: interrupted; the results cover the ticks measured before it (\(ticks))")
+        }
         if json {
-            print(report.json(), terminator: "")
+            output(report.json(), terminator: "")
         } else if csv {
-            print(report.csv(), terminator: "")
+            output(report.csv(), terminator: "")
         } else {
-            print(report.table(), terminator: "")
-            print(report.textHistogram(), terminator: "")
+            output(report.table(), terminator: "")
+            output(report.textHistogram(), terminator: "")
         }
-        if let svg {
-            try writeFile(svg, contents: report.svg())
-            if !json && !csv { print("\nwrote \(svg)") }
+        if let svg, let svgFile {
+            try write(report.svg(), to: svgFile, path: svg)
+            if !json && !csv { output("\nwrote \(svg)") }
         }
+        if interrupt.requested { throw ExitCode(128 + SIGINT) }
     }
+
+    /// Below this many ticks per backend and round, `--rounds` draws a warning.
+    static let fewestTicksPerSlice = 100
 }
 
 /// The exit status for an output file that cannot be created (`EX_CANTCREAT` in sysexits.h).
 let exitCannotCreate = ExitCode(73)
 
-/// Checks that `path` can be created or replaced: its directory exists and is writable, and `path` is not a
-/// directory. Reports the reason on standard error and throws exit status 73 otherwise.
-func checkCreatable(_ path: String) throws {
-    let directory: String
-    if let slash = path.lastIndex(of: "/") {
-        directory = slash == path.startIndex ? "/" : String(path[..<slash])
-    } else {
-        directory = "."
-    }
-    var info = stat()
-    let problem: String?
-    if path.isEmpty || path.hasSuffix("/") {
-        problem = "it names no file"
-    } else if stat(directory, &info) != 0 {
-        problem = "directory '\(directory)' does not exist"
-    } else if (info.st_mode & S_IFMT) != S_IFDIR {
-        problem = "'\(directory)' is not a directory"
-    } else if access(directory, W_OK) != 0 {
-        problem = "directory '\(directory)' is not writable"
-    } else if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-        problem = "it is a directory"
-    } else {
-        problem = nil
-    }
-    if let problem {
-        printError("Error: cannot create '\(path)': \(problem)")
-        throw exitCannotCreate
-    }
-}
-
-/// Writes `contents` to `path`, replacing the file; exit status 73 when it cannot be created.
-func writeFile(_ path: String, contents: String) throws {
+/// Opens `path` for writing, creating or replacing the file; reports the reason on standard error and throws exit
+/// status 73 when it cannot be created.
+func openForWriting(_ path: String) throws -> UnsafeMutablePointer<FILE> {
     guard let file = fopen(path, "w") else {
         printError("Error: cannot create '\(path)': \(String(cString: strerror(errno)))")
         throw exitCannotCreate
     }
-    defer { fclose(file) }
-    fputs(contents, file)
+    return file
+}
+
+/// Writes `contents` to `file` and closes it; exit status 74 when the writing fails (a full disk).
+func write(_ contents: String, to file: UnsafeMutablePointer<FILE>, path: String) throws {
+    let failed = fputs(contents, file) < 0
+    if fclose(file) != 0 || failed {
+        printError("Error: cannot write '\(path)': \(String(cString: strerror(errno)))")
+        throw ExitCode(exitIOError)
+    }
 }

@@ -19,7 +19,7 @@ struct NextCommand: ParsableCommand {
     @Argument(help: "Cron text (\"0 9 * * MON-FRI\", \"@daily\") or plan text (\"every weekday at 09:00\").")
     var plan: String
 
-    @Option(name: .long, help: "How many dates to print.")
+    @Option(name: .long, parsing: .unconditional, help: "How many dates to print.")
     var count: Int = 5
 
     @Option(name: .long, help: "The time zone, like Europe/Berlin (default: the current zone).")
@@ -35,13 +35,16 @@ struct NextCommand: ParsableCommand {
 
     func run() throws {
         let (plan, zone, start) = try parsed()
-        let dates = try plan.nextDates(after: start, count: count)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = zone
-        formatter.dateFormat = "EEE yyyy-MM-dd HH:mm:ss xxx"
+        let dates: [Date]
+        do {
+            dates = try plan.nextDates(after: start, count: count)
+        } catch {
+            // A date the plans cannot represent, such as `--after 9999-12-31T00:00:00Z`: bad input, not a failure.
+            throw usageError((after.map { "--after '\($0)': " } ?? "") + planErrorText(error))
+        }
+        let formatter = planDateFormatter(in: zone)
         for date in dates {
-            print(formatter.string(from: date))
+            output(formatter.string(from: date))
         }
         if dates.count < count {
             printError("tempo next: the plan has no more dates after \(dates.count)")
@@ -51,7 +54,6 @@ struct NextCommand: ParsableCommand {
     /// The plan, its zone and the start date, or a usage error that names the bad value.
     private func parsed() throws -> (Plan, TimeZone, Date) {
         do {
-            let zone = try tz.map { try Plan.timeZone(identifier: $0) } ?? TimeZone.current
             var start = Date()
             if let after {
                 let formatter = ISO8601DateFormatter()
@@ -60,9 +62,10 @@ struct NextCommand: ParsableCommand {
                 }
                 start = date
             }
-            return (try Plan.parse(plan, in: zone, anchor: start), zone, start)
+            let (parsed, zone) = try parsePlan(plan, tz: tz, anchor: start)
+            return (parsed, zone, start)
         } catch let error as PlanError {
-            throw ValidationError("'\(error.text)': \(error.description)")
+            throw ValidationError(planErrorText(error))
         }
     }
 }

@@ -14,7 +14,7 @@ struct TickCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "The interval, like 250ms, 1.5s, 100us, 1h30m.")
     var every: String = "250ms"
 
-    @Option(name: .long, help: "How many ticks to print.")
+    @Option(name: .long, parsing: .unconditional, help: "How many ticks to print.")
     var count: Int = 8
 
     @Option(name: .long, help: "The clock: monotonic, continuous or wall.")
@@ -58,13 +58,14 @@ struct TickCommand: ParsableCommand {
         ) { tick in
             let micros = tick.lateness.microseconds
             stats.add(micros, missed: tick.missed)
-            print("tick \(tick.index)/\(total)  late \(formatMicros(micros)) µs  missed \(tick.missed)")
+            output("tick \(tick.index)/\(total)  late \(formatMicros(micros)) µs  missed \(tick.missed)")
             if tick.index == total { done.signal() }
         }
-        print(
-            "tempo tick: every \(interval) x \(total) on the \(clock) clock\(immediate ? " (immediate delivery)" : "")")
+        output(
+            "tempo tick: every \(formatDuration(interval)) x \(total) on the \(clock) clock\(immediate ? " (immediate delivery)" : "")"
+        )
         timer.start()
         done.wait()
-        print(stats.summary(count: total))
+        output(stats.summary(count: total))
     }
 }

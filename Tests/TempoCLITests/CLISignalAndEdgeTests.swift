@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// `tempo every` under SIGINT/SIGTERM, and the exit statuses of bad input that is not a plain usage error.
+/// `tempo every` under SIGINT/SIGTERM/SIGHUP/SIGQUIT, and the exit statuses of bad input that is not a plain usage error.
 @Suite struct CLISignalAndEdgeTests {
     /// A fresh path in the temporary directory (not created).
     private static func temporaryPath(_ name: String) -> String {
@@ -26,8 +26,12 @@ import Glibc
     /// the marker and then becomes the `sleep` (`exec`): from the moment the marker exists, the process that must
     /// get the signal exists too, in the same process group, with the default disposition (a subshell does not
     /// inherit the trap), so it ends at once and only then does the shell run its trap. The `sleep` shares the
-    /// output pipe, so a `sleep` left running would hold the test for 30 s.
-    @Test(arguments: [(SIGINT, "INT", Int32(130)), (SIGTERM, "TERM", Int32(143))])
+    /// output pipe, so a `sleep` left running would hold the test for 30 s. SIGHUP (a closed terminal) and SIGQUIT
+    /// (Ctrl-\) stop it like the others: no orphaned run, no crash report, no next run.
+    @Test(arguments: [
+        (SIGINT, "INT", Int32(130)), (SIGTERM, "TERM", Int32(143)), (SIGHUP, "HUP", Int32(129)),
+        (SIGQUIT, "QUIT", Int32(131)),
+    ])
     func aSignalIsForwardedToTheRunsProcessGroupWaitedForAndExitsWith128PlusItsNumber(
         signal: Int32, name: String, status: Int32
     ) async throws {
@@ -44,8 +48,30 @@ import Glibc
         #expect(output.stdout == "child got \(name)\n", "the run was not signalled or not waited for")
         #expect(output.stderr.contains("1 run"), "stderr: \(output.stderr)")
         #expect(output.stderr.contains("(interrupted)"), "stderr: \(output.stderr)")
+        #expect(!output.stderr.contains("crashed"), "stderr: \(output.stderr)")
         // Not the 30 s of the child's `sleep`: the whole group got the signal.
         #expect(output.elapsed < 25)
+    }
+
+    /// A closed terminal: `tempo every` runs on a pseudo-terminal (through `script`), which is then killed, so the
+    /// kernel hangs the terminal up and sends SIGHUP to its foreground process group, where `tempo` is and the run
+    /// (in a process group of its own) is not. `tempo` must pass the SIGHUP on rather than leave the run orphaned.
+    @Test func aClosedTerminalsHangupReachesTheRun() async throws {
+        let marker = Self.temporaryPath("hangup-ready")
+        let report = Self.temporaryPath("hangup-report")
+        defer {
+            unlink(marker)
+            unlink(report)
+        }
+        let script = "trap 'echo got HUP > \(report); exit 0' HUP; (touch \(marker); exec sleep 30)"
+        let commandStarted = Flag()
+        _ = try await TempoBinary.run(["every", "1h", "--", "sh", "-c", script], timeout: 90, inTerminal: true) {
+            process in
+            if Self.waitForFile(marker) { commandStarted.set() }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        #expect(commandStarted.isSet, "the command never started")
+        #expect(Self.waitForFile(report), "the run never got SIGHUP")
     }
 
     /// Ctrl-C between runs ends the schedule with a summary. The interrupt waits until the first run has started
@@ -114,8 +140,19 @@ import Glibc
         #expect(output.stdout.isEmpty)
     }
 
-    /// The default run measures for 5 s per backend; the check must fail before any of it.
-    @Test(arguments: ["/no-such-directory-tempo/plot.svg", "/", "."])
+    @Test func aFileThatIsNotExecutableExitsWith126() async throws {
+        let path = Self.temporaryPath("not-executable")
+        defer { unlink(path) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("echo hi\n".utf8)))
+        let output = try await TempoBinary.run(["every", "1s", "--", path])
+        #expect(output.status == 126, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("not executable"), "stderr: \(output.stderr)")
+        #expect(output.stdout.isEmpty)
+    }
+
+    /// The default run measures for 5 s per backend; the check must fail before any of it. `/proc` exists and
+    /// passes a permission check (for root too), but no file can be created in it: only opening the file tells.
+    @Test(arguments: ["/no-such-directory-tempo/plot.svg", "/", ".", "/proc/tempo-plot.svg"])
     func anSVGPathThatCannotBeCreatedFailsBeforeTheRunWith73(path: String) async throws {
         let output = try await TempoBinary.run(["latency", "--no-progress", "--svg", path], timeout: 20)
         #expect(output.status == 73, "stderr: \(output.stderr)")

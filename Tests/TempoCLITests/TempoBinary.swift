@@ -6,7 +6,8 @@ import Testing
 /// Runs the built `tempo` executable end to end, like swift-argument-parser's `AssertExecuteCommand`.
 ///
 /// The binary is looked up next to the test bundle (`.build/<triple>/debug/tempo`); CI builds it with
-/// `swift build --build-tests` before `swift test`.
+/// `swift build --build-tests` before `swift test`. `TEMPO_BINARY=/path/to/tempo` runs the tests against another
+/// build (for example an older one, to check that a test fails without its fix).
 struct TempoBinary {
     struct Output {
         let status: Int32
@@ -18,6 +19,9 @@ struct TempoBinary {
     }
 
     static let url: URL? = {
+        if let path = ProcessInfo.processInfo.environment["TEMPO_BINARY"] {
+            return URL(fileURLWithPath: path)
+        }
         var directory = Bundle.main.bundleURL
         if directory.pathExtension == "xctest" || !FileManager.default.fileExists(atPath: directory.path) {
             directory.deleteLastPathComponent()
@@ -31,6 +35,11 @@ struct TempoBinary {
 
     /// Starts `tempo arguments...`; `during` runs while it is going (to send signals); waits at most `timeout`.
     ///
+    /// `during` runs once stdout (or stderr) contains `ready`, when given (after at most 60 s). With `stdoutFile`,
+    /// standard output goes to that file (created or truncated; `/dev/full` to make writes fail) instead of a pipe,
+    /// and ``Output/stdout`` is empty. With `inTerminal`, `tempo` runs on a pseudo-terminal (through util-linux
+    /// `script`), which then carries both its streams: ``Output/stdout`` has them, with the terminal's line ends.
+    ///
     /// The process is started, signalled and waited for on a thread of its own, not on the test's: a test that
     /// blocked a thread of Swift concurrency's cooperative pool (two threads on a 2-core machine) for seconds
     /// starved the async tests running beside it.
@@ -38,6 +47,9 @@ struct TempoBinary {
         _ arguments: [String],
         timeout: TimeInterval = 30,
         readyWhenStdoutContains ready: String? = nil,
+        readyWhenStderrContains readyOnStderr: String? = nil,
+        stdoutFile: String? = nil,
+        inTerminal: Bool = false,
         sourceLocation: SourceLocation = #_sourceLocation,
         during: @escaping @Sendable (Process) throws -> Void = { _ in }
     ) async throws -> Output {
@@ -45,10 +57,18 @@ struct TempoBinary {
             Issue.record("tempo binary not found next to the tests: run `swift build --build-tests` first")
             throw CancellationError()
         }
+        let launch =
+            inTerminal
+            ? Launch(
+                executable: URL(fileURLWithPath: "/usr/bin/script"),
+                arguments: ["-qec", ([url.path] + arguments).map(shellQuoted).joined(separator: " "), "/dev/null"],
+                stdoutFile: stdoutFile)
+            : Launch(executable: url, arguments: arguments, stdoutFile: stdoutFile)
+        let ready = Ready(stdout: ready, stderr: readyOnStderr)
         let (output, timedOut) = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
-                    with: Result { try runBlocking(url, arguments, timeout: timeout, ready: ready, during: during) })
+                    with: Result { try runBlocking(launch, timeout: timeout, ready: ready, during: during) })
             }
         }
         if timedOut {
@@ -59,19 +79,50 @@ struct TempoBinary {
         return output
     }
 
+    /// What to start.
+    private struct Launch {
+        let executable: URL
+        let arguments: [String]
+        let stdoutFile: String?
+    }
+
+    /// What to wait for before `during`.
+    private struct Ready {
+        let stdout: String?
+        let stderr: String?
+
+        var isSet: Bool { stdout != nil || stderr != nil }
+
+        func seen(in collected: Collected) -> Bool {
+            stdout.map { collected.stdout.contains($0) } ?? stderr.map { collected.stderr.contains($0) } ?? true
+        }
+    }
+
+    private static func shellQuoted(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     private static func runBlocking(
-        _ url: URL,
-        _ arguments: [String],
+        _ launch: Launch,
         timeout: TimeInterval,
-        ready: String?,
+        ready: Ready,
         during: (Process) throws -> Void
     ) throws -> (Output, timedOut: Bool) {
         let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
+        process.executableURL = launch.executable
+        process.arguments = launch.arguments
         let stdout = Pipe()
         let stderr = Pipe()
-        process.standardOutput = stdout
+        if let path = launch.stdoutFile {
+            // A device (`/dev/full`) is opened as it is, never created.
+            guard path.hasPrefix("/dev/") || FileManager.default.createFile(atPath: path, contents: nil),
+                let file = FileHandle(forWritingAtPath: path)
+            else { throw CocoaError(.fileWriteUnknown) }
+            process.standardOutput = file
+            try stdout.fileHandleForWriting.close()
+        } else {
+            process.standardOutput = stdout
+        }
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         let collected = Collected()
@@ -88,10 +139,10 @@ struct TempoBinary {
         }
         let started = Date()
         try process.run()
-        if let ready {
+        if ready.isSet {
             // Real time, up to 60 s on a loaded machine: `during` acts only once the process printed `ready`.
             let readyBy = Date().addingTimeInterval(60)
-            while !collected.stdout.contains(ready) && process.isRunning && Date() < readyBy {
+            while !ready.seen(in: collected) && process.isRunning && Date() < readyBy {
                 usleep(10_000)
             }
         }

@@ -153,14 +153,18 @@ public enum LatencyProbe {
     ///   - duration: The total measuring time per backend.
     ///   - rounds: How many slices to cut each backend's time into (at least 1, and at most one per period).
     ///   - progress: Called on the calling thread with the fraction of the whole run done (0...1).
-    /// - Returns: One merged ``Samples`` per backend, in the order of `backends`.
+    ///   - shouldStop: Asked on the calling thread before each slice; when it returns `true`, no further slice
+    ///     starts and the slices measured so far are returned (a stop takes effect at the end of the current
+    ///     slice, `duration / rounds` at most).
+    /// - Returns: One merged ``Samples`` per backend that was measured at least once, in the order of `backends`.
     /// - Throws: ``TempoError`` naming `period`, `duration` or `rounds` when out of range.
     public static func measure(
         _ backends: [Backend],
         every period: Duration,
         for duration: Duration,
         rounds: Int,
-        progress: (Double) -> Void = { _ in }
+        progress: (Double) -> Void = { _ in },
+        shouldStop: () -> Bool = { false }
     ) throws(TempoError) -> [Samples] {
         let slots = try slotCount(period: period, duration: duration)
         guard rounds >= 1, rounds <= slots else {
@@ -172,6 +176,7 @@ public enum LatencyProbe {
         let steps = Double(rounds * backends.count)
         for round in 0..<rounds {
             for offset in backends.indices {
+                if shouldStop() { return merged.compactMap { $0 } }
                 let index = (offset + round) % backends.count
                 let step = Double(round * backends.count + offset)
                 let samples = try measure(backends[index], every: period, for: slice) { done in

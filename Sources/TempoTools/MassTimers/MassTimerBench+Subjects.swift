@@ -5,7 +5,7 @@ extension MassTimerBench {
     static func measure(
         _ subject: Subject,
         count: Int,
-        progress: @Sendable (Double) -> Void
+        progress: @Sendable (Phase, Double) -> Void
     ) async -> (arm: Duration, cancel: Duration, bytes: Int64) {
         switch subject {
         case .tempoTimer: await measure(TempoTimerPeer.self, count: count, progress: progress)
@@ -23,7 +23,7 @@ extension MassTimerBench {
     private static func measure<Peer: TimerPeer>(
         _: Peer.Type,
         count: Int,
-        progress: @Sendable (Double) -> Void
+        progress: @Sendable (Phase, Double) -> Void
     ) async -> (arm: Duration, cancel: Duration, bytes: Int64) {
         var tokens: [Peer.Token] = []
         tokens.reserveCapacity(count)
@@ -32,7 +32,7 @@ extension MassTimerBench {
         let armStart = now()
         for index in 0..<count {
             tokens.append(peer.arm(after: .seconds(3600)))
-            report(index, of: count, progress)
+            report(index, of: count, .arm, progress)
         }
         await peer.settle(armed: count)
         let armed = now() - armStart
@@ -40,7 +40,7 @@ extension MassTimerBench {
         let cancelStart = now()
         for (index, token) in tokens.enumerated() {
             peer.cancel(token)
-            report(index, of: count, progress)
+            report(index, of: count, .cancel, progress)
         }
         await peer.settle(cancelled: count)
         tokens.removeAll()

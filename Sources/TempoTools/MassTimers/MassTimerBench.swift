@@ -28,6 +28,17 @@ public enum MassTimerBench {
         public var description: String { rawValue }
     }
 
+    /// The phase of a run that progress is reported for.
+    public enum Phase: String, Sendable, CustomStringConvertible {
+        /// Creating and arming the timers.
+        case arm
+        /// Cancelling and releasing the timers.
+        case cancel
+
+        /// The phase's name, `arm` or `cancel`.
+        public var description: String { rawValue }
+    }
+
     /// The cost of arming and cancelling `count` timers of one subject.
     public struct Result: Sendable {
         /// What was armed.
@@ -47,14 +58,14 @@ public enum MassTimerBench {
     /// - Parameters:
     ///   - subject: What to arm.
     ///   - count: How many timers, from 1 to 10,000,000.
-    ///   - progress: Called with the fraction of the timers armed or cancelled so far (0...1), on the
-    ///     calling task, about twenty times per phase.
+    ///   - progress: Called with the phase and the fraction of its timers armed or cancelled so far (0...1), on
+    ///     the calling task, about twenty times per phase, the last time with 1 when the phase is complete.
     /// - Returns: Nanoseconds per arm and per cancel, and heap bytes per timer.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` naming `count` when it is out of range.
     public static func run(
         _ subject: Subject,
         count: Int,
-        progress: @Sendable (Double) -> Void = { _ in }
+        progress: @Sendable (Phase, Double) -> Void = { _, _ in }
     ) async throws(TempoError) -> Result {
         guard (1...10_000_000).contains(count) else {
             throw TempoError(.invalidCount, value: "\(count)", message: "count must be 1...10,000,000, got \(count)")
@@ -98,8 +109,10 @@ public enum MassTimerBench {
 
     static func now() -> TimerInstant { PlatformClock.now(.monotonic) }
 
-    static func report(_ index: Int, of count: Int, _ progress: (Double) -> Void) {
+    /// Reports the timer at `index` done: every twentieth of `count`, and the last one (1, the phase complete).
+    static func report(_ index: Int, of count: Int, _ phase: Phase, _ progress: (Phase, Double) -> Void) {
+        let done = index + 1
         let step = max(1, count / 20)
-        if index % step == 0 { progress(Double(index) / Double(count)) }
+        if done % step == 0 || done == count { progress(phase, Double(done) / Double(count)) }
     }
 }

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tempo every --cron`: the plan texts it takes, what it prints before the first date, and options that need it.
+@Suite struct EveryPlanTests {
+    /// The first date (next New Year in UTC, months away) is printed at once; SIGTERM then ends the wait.
+    @Test(arguments: [["--cron", "0 0 1 1 *"], ["--cron", "every day at 00:00 in jan"], ["--plan", "@yearly"]])
+    func theFirstDateIsPrintedAtOnceForCronAndPlanText(plan: [String]) async throws {
+        let runningWhenSeen = Flag()
+        let output = try await TempoBinary.run(
+            ["every"] + plan + ["--tz", "UTC", "--", "true"], readyWhenStderrContains: "first run at"
+        ) { process in
+            if process.isRunning { runningWhenSeen.set() }
+            kill(process.processIdentifier, SIGTERM)
+        }
+        #expect(runningWhenSeen.isSet, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("-01-01 00:00:00 +00:00"), "stderr: \(output.stderr)")
+        #expect(output.status == 143, "stderr: \(output.stderr)")
+    }
+
+    @Test func aTimeZoneWithoutCronIsRejected() async throws {
+        let output = try await TempoBinary.run(["every", "10ms", "--tz", "UTC", "--count", "1", "--", "true"])
+        #expect(output.status == 64, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains("--tz 'UTC' applies only to --cron"), "stderr: \(output.stderr)")
+    }
+
+    @Test func helpSaysTheCommandsStandardInputIsClosed() async throws {
+        let output = try await TempoBinary.run(["every", "--help"])
+        #expect(output.status == 0)
+        // ArgumentParser wraps the text at 80 columns.
+        let text = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("its standard input is closed (/dev/null)"), "stdout: \(output.stdout)")
+    }
+}
