@@ -29,7 +29,7 @@ task_ms() {  # count, subject
         | awk -F, '/task-clock/ { print $1 }'
 }
 
-for count in 100k 1m; do
+for count in 100k 1M; do
     wall=()
     for run in $(seq 1 "$RUNS"); do
         if (( run % 2 )); then order="tempo-timer dispatch-source"; else order="dispatch-source tempo-timer"; fi
