@@ -23,6 +23,26 @@ enum PlanInstant {
         return Int64(whole) * nanosecondsPerSecond + fraction
     }
 
+    /// The first instant whose `Date` (``date(_:)``) is later than `date`, or `nil` when none is in range.
+    ///
+    /// A `Date` holds a `Double` of seconds (about 0.24 µs apart in 2026, 1.9 µs in 2262), so several instants
+    /// share one `Date`, and the nearest instant of a `Date` can read back as an earlier `Date`. Searching from this
+    /// instant makes every date a plan returns strictly later than the `Date` it was asked about.
+    ///
+    /// - Throws: ``PlanError`` with ``PlanError/Code/invalidDate`` for a date that is not finite or out of range.
+    static func firstNanosecond(after date: Date, name: String = "date") throws(PlanError) -> Int64? {
+        var instant = try nanoseconds(date, name: name)
+        // `date(_:)` never decreases as the instant grows, so walk to the boundary: a few steps from the nearest
+        // instant (the spacing of Doubles is at most about 2,000 instants in range).
+        while self.date(instant) <= date {
+            let (next, overflow) = instant.addingReportingOverflow(1)
+            if overflow { return nil }
+            instant = next
+        }
+        while instant > .min, self.date(instant - 1) > date { instant -= 1 }
+        return instant
+    }
+
     /// The `Date` of an instant.
     static func date(_ nanoseconds: Int64) -> Date {
         let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: nanosecondsPerSecond)

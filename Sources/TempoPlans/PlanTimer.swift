@@ -71,8 +71,8 @@ public final class PlanTimer: Sendable {
     /// due, and sleeps again; plans without a watched zone sleep until their date.
     public static let zoneCheckInterval: Duration = .nanoseconds(PlanCursor.zoneCheckNanoseconds)
 
-    /// The latest instant a wall-clock `TempoTimer` accepts as its first tick; a later date is armed here and
-    /// re-armed when it is reached (never early).
+    /// The latest instant a wall-clock `TempoTimer` accepts as an absolute first tick (`FirstTick.at`, half of
+    /// `TempoError.maximumDuration` from 1970: 2116-02-20); a later date is armed as a delay from now instead.
     private static let armLimit = PlanInstant.nanoseconds(
         TimerInstant(offset: TempoError.maximumDuration / 2 - .seconds(1)))
 
@@ -205,12 +205,14 @@ public final class PlanTimer: Sendable {
             switch decision {
             case .finished:
                 return
-            case .deliver(let planned, let missed):
+            case .deliver(let planned, let missed, let missedIsLowerBound):
                 let lateness = max(.zero, now - PlanInstant.timerInstant(planned))
                 handler(
-                    PlanFire(planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index))
+                    PlanFire(
+                        planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index,
+                        missedIsLowerBound: missedIsLowerBound))
             case .wait:
-                arm(wakeup, generation: generation)
+                arm(wakeup, now: now, generation: generation)
                 return
             }
         }
@@ -218,12 +220,22 @@ public final class PlanTimer: Sendable {
 
     /// Arms a one-shot wall-clock timer at `wakeup` (the next date, or sooner to check the plan's zones), after
     /// which the timer decides again.
-    private func arm(_ wakeup: Int64, generation: UInt64) {
-        let deadline = PlanInstant.timerInstant(min(wakeup, Self.armLimit))
+    ///
+    /// A wakeup after 2116-02-20 (``armLimit``) is armed as a delay from `now` (`FirstTick.after`), which the wall
+    /// clock measures from the moment the timer starts, so the deadline is never earlier than `wakeup`: no clamp to a
+    /// limit that the wall clock may already have passed (a clock reading 2118 would otherwise re-arm at once,
+    /// forever). A delay longer than `TempoError.maximumDuration` wakes early, decides nothing is due and re-arms.
+    private func arm(_ wakeup: Int64, now: TimerInstant, generation: UInt64) {
+        let first: FirstTick
+        if wakeup <= Self.armLimit {
+            first = .at(PlanInstant.timerInstant(wakeup))
+        } else {
+            first = .after(min(TempoError.maximumDuration, max(.zero, PlanInstant.timerInstant(wakeup) - now)))
+        }
         let timer: TempoTimer
         do {
             timer = try TempoTimer(
-                every: .seconds(1), repeats: .once, first: .at(deadline), leeway: leeway,
+                every: .seconds(1), repeats: .once, first: first, leeway: leeway,
                 delivery: .queue(queue), clock: .wall, scheduler: scheduler
             ) { [self] _ in
                 guard mutable.withLock({ $0.generation == generation && $0.state == .running }) else { return }
@@ -231,7 +243,7 @@ public final class PlanTimer: Sendable {
             }
         } catch {
             // Unreachable: the interval, leeway and instant were validated.
-            preconditionFailure("plan timer could not arm \(deadline): \(error)")
+            preconditionFailure("plan timer could not arm \(first): \(error)")
         }
         let current = mutable.withLock { mutable -> Bool in
             guard mutable.generation == generation, mutable.state == .running else { return false }
