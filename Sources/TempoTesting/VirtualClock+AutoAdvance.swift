@@ -82,9 +82,10 @@ extension VirtualClock {
     ) async throws -> Result {
         let driver = AutoAdvanceDriver(
             engine: engine, quietPeriod: quietPeriod, maximumSteps: maximumSteps, stallTimeout: stallTimeout)
-        engine.beginRun()
-        defer { engine.endRun() }
-        return try await withTaskExecutorPreference(RunExecutor()) {
+        let executor = RunExecutor()
+        engine.beginRun(on: executor.asUnownedTaskExecutor())
+        defer { engine.endRun(on: executor.asUnownedTaskExecutor()) }
+        return try await withTaskExecutorPreference(executor) {
             try await Self.race(body, against: driver)
         }
     }

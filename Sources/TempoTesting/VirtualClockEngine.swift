@@ -36,8 +36,8 @@ final class VirtualClockEngine: EngineView {
     private let outstanding = DispatchGroup()
     /// Threads currently running submitted work: they must not wait for `outstanding` (it includes them).
     private let deliveringThreads = TempoMutex<[CurrentThread.ID: Int]>([:])
-    /// Auto-advancing runs in progress (see ``VirtualClockEngine/noteClockUse()``).
-    let activeRuns = Atomic<Int>(0)
+    /// The executors of the auto-advancing runs in progress (see ``VirtualClockEngine/noteClockUse()``).
+    let runExecutors = TempoMutex<[UnownedTaskExecutor]>([])
     /// Reads and sleeps of the clock during a run from tasks that do not run on the run's executor.
     let foreignTaskUses = Atomic<Int>(0)
 
