@@ -31,16 +31,26 @@ enum PlanInstant {
     ///
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidDate`` for a date that is not finite or out of range.
     static func firstNanosecond(after date: Date, name: String = "date") throws(PlanError) -> Int64? {
-        var instant = try nanoseconds(date, name: name)
-        // `date(_:)` never decreases as the instant grows, so walk to the boundary: a few steps from the nearest
-        // instant (the spacing of Doubles is at most about 2,000 instants in range).
-        while self.date(instant) <= date {
-            let (next, overflow) = instant.addingReportingOverflow(1)
-            if overflow { return nil }
-            instant = next
+        // `date(_:)` never decreases as the instant grows: binary search between the nearest instants of `date`
+        // and of the next `Double` (up to about 2,000 instants apart in range).
+        var low = try nanoseconds(date, name: name)
+        while self.date(low) > date {
+            guard low > .min else { return .min }
+            low -= 1
         }
-        while instant > .min, self.date(instant - 1) > date { instant -= 1 }
-        return instant
+        let next = Date(timeIntervalSince1970: date.timeIntervalSince1970.nextUp)
+        guard var high = try? nanoseconds(next) else { return nil }
+        while self.date(high) <= date {
+            let (above, overflow) = high.addingReportingOverflow(1)
+            if overflow { return nil }
+            high = above
+        }
+        // date(low) <= date < date(high)
+        while high - low > 1 {
+            let mid = low + (high - low) / 2
+            if self.date(mid) <= date { low = mid } else { high = mid }
+        }
+        return high
     }
 
     /// The `Date` of an instant.

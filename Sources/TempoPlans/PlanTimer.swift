@@ -22,8 +22,10 @@ import TempoLocks
 /// - **Late dates**: when the timer wakes after more than one date is due (the machine slept, the clock was
 ///   set forward, a handler ran long), `LateTickPolicy` decides, as for `TempoTimer`: coalesce
 ///   (default) fires once for the most recent due date with ``PlanFire/missed`` counting the others; burst
-///   fires for each (at most ``maximumBurst`` per wakeup); skip drops them and reports them with the next fire.
-///   A date that is merely late fires under every policy.
+///   fires for each (at most ``maximumBurst`` per wakeup, the newest); skip drops them and reports them with the
+///   next fire. A date that is merely late fires under every policy. Missed dates are counted up to 1,024; beyond
+///   that ``PlanFire/missedIsLowerBound`` says "at least", so a clock set decades ahead costs milliseconds, not
+///   one next-date computation per missed date.
 /// - **Never twice**: each planned date is served once. After the wall clock is set back, the timer waits for
 ///   the first date after the last one it served, even if earlier dates are in the future again.
 /// - **Cancellation**: once ``cancel()`` has returned, no further date is claimed for delivery. At most one fire,
@@ -63,7 +65,10 @@ public final class PlanTimer: Sendable {
 
     /// The most fires a `LateTickPolicy.burst` hands over back to back for one wakeup: 1,024. When more
     /// planned dates are due at once (the wall clock was set years ahead), the oldest are dropped and counted in
-    /// the first fire's ``PlanFire/missed``.
+    /// the first fire's ``PlanFire/missed`` (up to 1,024, then as a lower bound).
+    ///
+    /// Smaller than `LateTickPolicy.maximumBurst` (1,000,000) on purpose: a `TempoTimer`'s slots are arithmetic,
+    /// but each date of a plan is a next-date computation, so a million would hold the timer's queue for seconds.
     public static let maximumBurst = PlanCursor.maximumBurst
 
     /// The longest a running plan in a watched zone (the system's local zone) waits without checking the zone's
