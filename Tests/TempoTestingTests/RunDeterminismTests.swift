@@ -35,12 +35,14 @@ import Testing
     /// run; the armed-timer check says so once the scheduler's task has used the clock during the run.
     @Test func aClockSchedulerOnTheVirtualClockIsFlaggedByTheArmedTimerCheck() async throws {
         let clock = VirtualClock()
-        try await clock.run {
+        // Nothing is pending on the clock until the scheduler's detached task sleeps on it, and beside the whole
+        // suite the shared executor may not run that task for seconds: the stall timeout only catches a hang.
+        try await clock.run(stallTimeout: .seconds(300)) {
             let scheduler = ClockScheduler(clock: clock, wallClockStart: VirtualClock.defaultWallStart)
             let timer = try TempoTimer(every: .milliseconds(4), delivery: .immediate, scheduler: scheduler) { _ in }
             timer.start()
             // Waits for the scheduler's detached task to reach the clock (however starved the machine is).
-            var patience = YieldingPatience(timeout: .seconds(60))
+            var patience = YieldingPatience(timeout: .seconds(240))
             while clock.foreignTaskReport == nil, await patience.yield() {}
             try await clock.sleep(for: .milliseconds(30))
             timer.cancel()
