@@ -6,7 +6,8 @@ extension Plan {
     /// Each date is strictly later than the one before, and the first strictly later than `date`, so feeding the
     /// last date back in never returns it again. A `Date` holds about 0.24 µs of precision (a `Double` of seconds),
     /// a plan whole nanoseconds: dates of a sub-microsecond interval plan that one `Date` cannot tell apart are
-    /// returned once, as the first of them.
+    /// returned once, as the first of them. A date whose search takes more than 20,000 steps ends the list there
+    /// (see ``intersection(_:)``), so each date costs a bounded amount of work, however the plan is composed.
     ///
     /// - Parameters:
     ///   - date: The instant to look from; a date equal to it is not included.
