@@ -112,8 +112,7 @@ public struct CalendarRule: Hashable, Sendable {
         }
         matcher.dayMatching = dayMatching == .both ? .both : .either
         guard matcher.canFire else {
-            throw PlanError(
-                .neverFires, text: "\(self)", message: "the rule never fires: no month in it has any of its days")
+            throw PlanError(.neverFires, text: summary, message: "the rule never fires: \(neverFiresReason)")
         }
         return matcher
     }

@@ -101,6 +101,12 @@ enum CronParser {
         var last = false
         let items = word.split(separator: ",", omittingEmptySubsequences: false)
         for item in items {
+            // `Character.isNumber` holds for `٣`, `２` or `½`, which `Int` does not parse: name them plainly.
+            if let digit = item.first(where: { $0.isNumber && !$0.isASCII }) {
+                throw error(
+                    spec, String(item),
+                    "\"\(PlanError.capped(item))\" is not an ASCII number (\"\(digit)\"; write the digits 0-9)")
+            }
             guard !item.isEmpty else {
                 throw error(spec, word, "empty item in the list \"\(PlanError.capped(word))\"")
             }

@@ -3,6 +3,12 @@ public import Foundation
 extension Plan {
     /// The next `count` dates strictly after `date`, in order (fewer when the plan ends).
     ///
+    /// Each date is strictly later than the one before, and the first strictly later than `date`, so feeding the
+    /// last date back in never returns it again. A `Date` holds about 0.24 µs of precision (a `Double` of seconds),
+    /// a plan whole nanoseconds: dates of a sub-microsecond interval plan that one `Date` cannot tell apart are
+    /// returned once, as the first of them. A date whose search takes more than 20,000 steps ends the list there
+    /// (see ``intersection(_:)``), so each date costs a bounded amount of work, however the plan is composed.
+    ///
     /// - Parameters:
     ///   - date: The instant to look from; a date equal to it is not included.
     ///   - count: How many dates, at least 1.
@@ -16,32 +22,39 @@ extension Plan {
         guard count >= 1 else {
             throw PlanError(.invalidCount, text: "\(count)", message: "count must be at least 1, got \(count)")
         }
-        var cursor = try PlanInstant.nanoseconds(date)
+        var start = try PlanInstant.firstNanosecond(after: date)
         var dates: [Date] = []
         dates.reserveCapacity(min(count, 1024))
-        while dates.count < count, let next = node.next(after: cursor) {
-            dates.append(PlanInstant.date(next))
-            cursor = next
+        while dates.count < count, let first = start, let next = node.next(after: first - 1) {
+            let found = PlanInstant.date(next)
+            dates.append(found)
+            start = try PlanInstant.firstNanosecond(after: found)
         }
         return dates
     }
 
     /// The first date strictly after `date`, or `nil` when the plan has none.
     ///
+    /// The result is strictly later than `date` as a `Date` compares, so a loop that feeds each result back in
+    /// always moves on (see ``nextDates(after:count:)`` for dates closer together than a `Date` can tell apart).
+    /// A search that takes more than 20,000 steps ends the plan there (`nil`; see ``intersection(_:)``).
+    ///
     /// - Parameter date: The instant to look from.
     /// - Returns: The next date.
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidDate`` for a date that is not finite or out of range.
     public func nextDate(after date: Date) throws(PlanError) -> Date? {
-        node.next(after: try PlanInstant.nanoseconds(date)).map(PlanInstant.date)
+        guard let first = try PlanInstant.firstNanosecond(after: date) else { return nil }
+        return node.next(after: first - 1).map(PlanInstant.date)
     }
 
-    /// The dates strictly after `date`, as a lazy sequence that ends when the plan does.
+    /// The dates strictly after `date`, as a lazy sequence that ends when the plan does; each date is strictly
+    /// later than the one before (as in ``nextDates(after:count:)``).
     ///
     /// - Parameter date: The instant to look from.
     /// - Returns: The sequence; iterating it computes one date per step.
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidDate`` for a date that is not finite or out of range.
     public func dates(after date: Date) throws(PlanError) -> PlanDates {
-        PlanDates(node: node, start: try PlanInstant.nanoseconds(date))
+        PlanDates(node: node, start: try PlanInstant.firstNanosecond(after: date).map { $0 - 1 })
     }
 }
 
@@ -50,7 +63,8 @@ extension Plan {
 /// `PlanDates` is a value type and is `Sendable`; its iterator is a value owned by whoever iterates.
 public struct PlanDates: Sequence, Sendable {
     let node: PlanNode
-    let start: Int64
+    /// The search starts after this instant; `nil` for an empty sequence.
+    let start: Int64?
 
     /// Creates an iterator at the start.
     public func makeIterator() -> Iterator {
@@ -64,12 +78,14 @@ public struct PlanDates: Sequence, Sendable {
 
         /// The next date, or `nil` when the plan has no more.
         public mutating func next() -> Date? {
-            guard let current = cursor, let date = node.next(after: current) else {
+            guard let current = cursor, let found = node.next(after: current) else {
                 cursor = nil
                 return nil
             }
-            cursor = date
-            return PlanInstant.date(date)
+            let date = PlanInstant.date(found)
+            // Strictly later `Date`s only: skip the instants that read back as this same `Date`.
+            cursor = (try? PlanInstant.firstNanosecond(after: date)).map { $0 - 1 }
+            return date
         }
     }
 }

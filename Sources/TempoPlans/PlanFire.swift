@@ -11,7 +11,13 @@ public struct PlanFire: Hashable, Sendable, CustomStringConvertible {
     public let lateness: Duration
     /// How many planned dates were folded into this fire (`LateTickPolicy.coalesce`) or dropped before
     /// it (`LateTickPolicy.skip`, or the oldest of a burst larger than ``PlanTimer/maximumBurst``).
+    ///
+    /// Missed dates are counted one by one up to 1,024 (each is a next-date computation); when more were missed
+    /// (a wall clock set years ahead under a frequent calendar plan), `missed` reads 1,024 and
+    /// ``missedIsLowerBound`` is `true`: at least that many. Fixed dates and interval plans are counted exactly.
     public let missed: Int
+    /// Whether more dates were missed than ``missed`` says: it is a lower bound ("at least").
+    public let missedIsLowerBound: Bool
     /// The fire's number since the plan started running: the first fire is 1.
     public let index: Int
 
@@ -22,15 +28,18 @@ public struct PlanFire: Hashable, Sendable, CustomStringConvertible {
     ///   - lateness: How late the fire was handed over.
     ///   - missed: Planned dates folded into or dropped before this one.
     ///   - index: The fire's number, from 1.
-    public init(planned: Date, lateness: Duration, missed: Int, index: Int) {
+    ///   - missedIsLowerBound: Whether `missed` is a lower bound (default `false`).
+    public init(planned: Date, lateness: Duration, missed: Int, index: Int, missedIsLowerBound: Bool = false) {
         self.planned = planned
         self.lateness = lateness
         self.missed = missed
         self.index = index
+        self.missedIsLowerBound = missedIsLowerBound
     }
 
-    /// For example `fire 3 for 2026-03-30 07:00:00 +0000, 0.0 seconds late, 0 missed`.
+    /// For example `fire 3 for 2026-03-30 07:00:00 +0000, 0.0 seconds late, 0 missed` (`at least 1024 missed` for
+    /// a lower bound).
     public var description: String {
-        "fire \(index) for \(planned), \(lateness) late, \(missed) missed"
+        "fire \(index) for \(planned), \(lateness) late, \(missedIsLowerBound ? "at least " : "")\(missed) missed"
     }
 }

@@ -106,16 +106,16 @@ public struct PlanFires: AsyncSequence, Sendable {
             let decision = cursor.decide(now: nanoseconds)
             self.cursor = cursor
             switch decision {
-            case .deliver(let planned, let missed):
+            case .deliver(let planned, let missed, let missedIsLowerBound):
                 return .deliver(
                     PlanFire(
                         planned: PlanInstant.date(planned),
                         lateness: Swift.max(.zero, now - PlanInstant.timerInstant(planned)),
-                        missed: missed, index: cursor.fired))
+                        missed: missed, index: cursor.fired, missedIsLowerBound: missedIsLowerBound))
             case .wait(let date):
-                let limit = TempoError.maximumDuration / 2 - .seconds(1)
-                let wakeup = PlanInstant.timerInstant(cursor.wakeup(for: date, now: nanoseconds))
-                return .sleep(until: Swift.min(wakeup, TimerInstant(offset: limit)))
+                // No clamp: a clock sleep takes any instant plans represent (to 2262), and a clamp to a fixed limit
+                // that the wall clock has passed (2116) would return at once and spin.
+                return .sleep(until: PlanInstant.timerInstant(cursor.wakeup(for: date, now: nanoseconds)))
             case .finished:
                 return .finished
             }

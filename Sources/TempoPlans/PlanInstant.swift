@@ -23,6 +23,36 @@ enum PlanInstant {
         return Int64(whole) * nanosecondsPerSecond + fraction
     }
 
+    /// The first instant whose `Date` (``date(_:)``) is later than `date`, or `nil` when none is in range.
+    ///
+    /// A `Date` holds a `Double` of seconds (about 0.24 µs apart in 2026, 1.9 µs in 2262), so several instants
+    /// share one `Date`, and the nearest instant of a `Date` can read back as an earlier `Date`. Searching from this
+    /// instant makes every date a plan returns strictly later than the `Date` it was asked about.
+    ///
+    /// - Throws: ``PlanError`` with ``PlanError/Code/invalidDate`` for a date that is not finite or out of range.
+    static func firstNanosecond(after date: Date, name: String = "date") throws(PlanError) -> Int64? {
+        // `date(_:)` never decreases as the instant grows: binary search between the nearest instants of `date`
+        // and of the next `Double` (up to about 2,000 instants apart in range).
+        var low = try nanoseconds(date, name: name)
+        while self.date(low) > date {
+            guard low > .min else { return .min }
+            low -= 1
+        }
+        let next = Date(timeIntervalSince1970: date.timeIntervalSince1970.nextUp)
+        guard var high = try? nanoseconds(next) else { return nil }
+        while self.date(high) <= date {
+            let (above, overflow) = high.addingReportingOverflow(1)
+            if overflow { return nil }
+            high = above
+        }
+        // date(low) <= date < date(high)
+        while high - low > 1 {
+            let mid = low + (high - low) / 2
+            if self.date(mid) <= date { low = mid } else { high = mid }
+        }
+        return high
+    }
+
     /// The `Date` of an instant.
     static func date(_ nanoseconds: Int64) -> Date {
         let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: nanosecondsPerSecond)

@@ -17,22 +17,28 @@ indirect enum PlanNode: Sendable {
     /// Every date of the plan moved by `by` nanoseconds.
     case shifted(PlanNode, by: Int64)
 
-    /// The most steps an intersection takes looking for a shared date before it ends (see ``Plan/intersection(_:)``).
-    static let intersectionStepLimit = 100_000
+    /// The most next-date steps one search may take (see ``StepBudget``): every part of the plan that is asked for a
+    /// date counts one step, however deeply it is nested, so intersections inside intersections share one budget
+    /// instead of multiplying theirs (see ``Plan/intersection(_:)``).
+    static let stepLimit = 20_000
 
-    /// The first date strictly after `t`, or `nil` when the plan has none.
+    /// The first date strictly after `t`, or `nil` when the plan has none or the search took more than
+    /// ``stepLimit`` steps.
     func next(after t: Int64) -> Int64? {
+        var budget = StepBudget()
+        return next(after: t, budget: &budget)
+    }
+
+    /// The first date strictly after `t`, or `nil` when the plan has none or `budget` ran out (then
+    /// `budget.isExhausted` is true and no date may be trusted: a union must not answer from its other parts).
+    func next(after t: Int64, budget: inout StepBudget) -> Int64? {
+        guard budget.take() else { return nil }
         switch self {
         case .never:
             return nil
         case .dates(let dates):
-            var low = 0
-            var high = dates.count
-            while low < high {
-                let mid = (low + high) / 2
-                if dates[mid] <= t { low = mid + 1 } else { high = mid }
-            }
-            return low < dates.count ? dates[low] : nil
+            let index = Self.firstIndex(in: dates, after: t)
+            return index < dates.count ? dates[index] : nil
         case .grid(let anchor, let step):
             let distance = Int128(t) - Int128(anchor)
             var k = distance / Int128(step)
@@ -46,26 +52,39 @@ indirect enum PlanNode: Sendable {
         case .union(let plans):
             var best: Int64?
             for plan in plans {
-                if let date = plan.next(after: t), best.map({ date < $0 }) ?? true { best = date }
+                let date = plan.next(after: t, budget: &budget)
+                if budget.isExhausted { return nil }
+                if let date, best.map({ date < $0 }) ?? true { best = date }
             }
             return best
         case .intersection(let a, let b):
             var cursor = t
-            for _ in 0..<Self.intersectionStepLimit {
-                guard let x = a.next(after: cursor), let y = b.next(after: x - 1) else { return nil }
+            while true {
+                guard let x = a.next(after: cursor, budget: &budget), let y = b.next(after: x - 1, budget: &budget)
+                else { return nil }
                 if x == y { return x }
                 cursor = y - 1
             }
-            return nil
         case .window(let plan, let after, let through):
-            guard let date = plan.next(after: max(t, after ?? .min)) else { return nil }
+            guard let date = plan.next(after: max(t, after ?? .min), budget: &budget) else { return nil }
             if let through, date > through { return nil }
             return date
         case .shifted(let plan, let offset):
             let (start, overflow) = t.subtractingReportingOverflow(offset)
             if overflow && offset < 0 { return nil }
-            return plan.next(after: overflow ? .min : start).flatMap { Self.add($0, offset) }
+            return plan.next(after: overflow ? .min : start, budget: &budget).flatMap { Self.add($0, offset) }
         }
+    }
+
+    /// The index of the first of the sorted `dates` after `t` (`dates.count` when none is).
+    static func firstIndex(in dates: [Int64], after t: Int64) -> Int {
+        var low = 0
+        var high = dates.count
+        while low < high {
+            let mid = (low + high) / 2
+            if dates[mid] <= t { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     private static func add(_ date: Int64, _ offset: Int64) -> Int64? {
@@ -75,7 +94,8 @@ indirect enum PlanNode: Sendable {
 
     /// The number of dates in `(after, through]` and the last of them, counting at most `limit`.
     ///
-    /// - Complexity: O(1) for fixed dates (O(log n)) and intervals; O(number of dates) otherwise.
+    /// - Complexity: O(log n) for fixed dates, O(1) for intervals; O(min(number of dates, `limit`)) next-date
+    ///   computations otherwise.
     func count(after: Int64, through: Int64, limit: Int) -> (count: Int, last: Int64?) {
         guard through > after else { return (0, nil) }
         if case .grid(_, let step) = self {
@@ -86,6 +106,12 @@ indirect enum PlanNode: Sendable {
             return count > Int128(limit)
                 ? (limit, Int64(Int128(first) + Int128(limit - 1) * Int128(step)))
                 : (Int(count), Int64(last))
+        }
+        if case .dates(let dates) = self {
+            let low = Self.firstIndex(in: dates, after: after)
+            let high = Self.firstIndex(in: dates, after: through)
+            let count = min(high - low, limit)
+            return count > 0 ? (count, dates[low + count - 1]) : (0, nil)
         }
         var count = 0
         var last: Int64?

@@ -14,7 +14,8 @@ extension Plan {
     ///   When weekdays and days of the month are both given, a day must match both. Times are `H:MM`,
     ///   `H:MM:SS`, `Ham`/`Hpm` or `H:MMam`/`H:MMpm`.
     ///
-    /// Text that begins with a digit, `*`, `?` or `@` is cron text; anything else is plan text.
+    /// Text that begins with a digit, `*`, `?` or `@` is cron text; anything else is plan text. Numbers are written
+    /// with the ASCII digits 0-9: other digits (`２:００`, `٩:٣٠`) are rejected with an error naming the word.
     ///
     /// - Parameters:
     ///   - text: The text.
@@ -23,8 +24,9 @@ extension Plan {
     ///   - localTimes: What happens to skipped and repeated local times.
     /// - Returns: The plan.
     /// - Throws: ``PlanError``: ``PlanError/Code/invalidCron`` or ``PlanError/Code/neverFires`` for cron text,
-    ///   ``PlanError/Code/invalidPlanText`` naming the word that was not understood, or the errors of
-    ///   ``calendar(_:in:localTimes:)`` and ``every(_:anchor:)``.
+    ///   ``PlanError/Code/invalidPlanText`` naming the word that was not understood,
+    ///   ``PlanError/Code/neverFires`` naming plan text that no date matches (`on the 31st at 9:00 in sept`), or
+    ///   the errors of ``calendar(_:in:localTimes:)`` and ``every(_:anchor:)``.
     public static func parse(
         _ text: String,
         in timeZone: TimeZone = .current,
@@ -99,6 +101,10 @@ struct PlanTextParser {
         while index < words.count {
             let word = words[index]
             index += 1
+            // `Character.isNumber` holds for `٣`, `２`, `½`, `²` and `Ⅻ`, which `Int` does not parse: only 0-9 count.
+            if word.contains(where: { $0.isNumber && !$0.isASCII }) {
+                throw unknown(word, "not an ASCII number (write times and days with the digits 0-9)")
+            }
             switch word {
             case "at":
                 section = .times
@@ -151,7 +157,15 @@ struct PlanTextParser {
             weekdays: weekdays.isEmpty ? nil : weekdays,
             daysOfMonth: monthDays.isEmpty ? nil : monthDays,
             months: months.isEmpty ? nil : months)
-        return try Plan.calendar(rule, in: timeZone, localTimes: localTimes)
+        do throws(PlanError) {
+            return try Plan.calendar(rule, in: timeZone, localTimes: localTimes)
+        } catch {
+            guard error.code == .neverFires else { throw error }
+            // In the user's words, not the rule's: "on the 31st at 9:00 in sept" never fires.
+            throw PlanError(
+                .neverFires, text: PlanError.capped(text),
+                message: "plan text \"\(PlanError.capped(text))\" never fires: \(rule.neverFiresReason)")
+        }
     }
 
     private func unknown(_ word: String, _ reason: String) -> PlanError {
@@ -170,10 +184,11 @@ struct PlanTextParser {
         }
         let parts = body.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count),
-            parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isNumber) })
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(Self.isASCIIDigit) })
         else { return nil }
         guard parts.count > 1 || meridiem != nil else { return nil }
-        let numbers = parts.map { Int($0)! }
+        let numbers = parts.compactMap { Int($0) }
+        guard numbers.count == parts.count else { return nil }
         var hour = numbers[0]
         if let meridiem {
             guard (1...12).contains(hour) else { return nil }
@@ -185,6 +200,11 @@ struct PlanTextParser {
         return TimeOfDay(hour: hour, minute: minute, second: second)
     }
 
+    /// Whether `character` is one of the digits 0-9 (not any of the other characters `Character.isNumber` accepts).
+    static func isASCIIDigit(_ character: Character) -> Bool {
+        character.isASCII && character.isNumber
+    }
+
     /// `15th`, `1st`, `2nd`, `3rd`, or a plain number after `day`.
     static func dayNumber(_ word: String, plain: Bool) -> Int? {
         var body = Substring(word)
@@ -193,7 +213,7 @@ struct PlanTextParser {
             body = body.dropLast(2)
             ordinal = true
         }
-        guard ordinal || plain, !body.isEmpty, body.count <= 2, body.allSatisfy(\.isNumber) else { return nil }
+        guard ordinal || plain, !body.isEmpty, body.count <= 2, body.allSatisfy(Self.isASCIIDigit) else { return nil }
         return Int(body)
     }
 }

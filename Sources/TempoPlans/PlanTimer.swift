@@ -22,8 +22,10 @@ import TempoLocks
 /// - **Late dates**: when the timer wakes after more than one date is due (the machine slept, the clock was
 ///   set forward, a handler ran long), `LateTickPolicy` decides, as for `TempoTimer`: coalesce
 ///   (default) fires once for the most recent due date with ``PlanFire/missed`` counting the others; burst
-///   fires for each (at most ``maximumBurst`` per wakeup); skip drops them and reports them with the next fire.
-///   A date that is merely late fires under every policy.
+///   fires for each (at most ``maximumBurst`` per wakeup, the newest); skip drops them and reports them with the
+///   next fire. A date that is merely late fires under every policy. Missed dates are counted up to 1,024; beyond
+///   that ``PlanFire/missedIsLowerBound`` says "at least", so a clock set decades ahead costs milliseconds, not
+///   one next-date computation per missed date.
 /// - **Never twice**: each planned date is served once. After the wall clock is set back, the timer waits for
 ///   the first date after the last one it served, even if earlier dates are in the future again.
 /// - **Cancellation**: once ``cancel()`` has returned, no further date is claimed for delivery. At most one fire,
@@ -63,7 +65,10 @@ public final class PlanTimer: Sendable {
 
     /// The most fires a `LateTickPolicy.burst` hands over back to back for one wakeup: 1,024. When more
     /// planned dates are due at once (the wall clock was set years ahead), the oldest are dropped and counted in
-    /// the first fire's ``PlanFire/missed``.
+    /// the first fire's ``PlanFire/missed`` (up to 1,024, then as a lower bound).
+    ///
+    /// Smaller than `LateTickPolicy.maximumBurst` (1,000,000) on purpose: a `TempoTimer`'s slots are arithmetic,
+    /// but each date of a plan is a next-date computation, so a million would hold the timer's queue for seconds.
     public static let maximumBurst = PlanCursor.maximumBurst
 
     /// The longest a running plan in a watched zone (the system's local zone) waits without checking the zone's
@@ -71,8 +76,8 @@ public final class PlanTimer: Sendable {
     /// due, and sleeps again; plans without a watched zone sleep until their date.
     public static let zoneCheckInterval: Duration = .nanoseconds(PlanCursor.zoneCheckNanoseconds)
 
-    /// The latest instant a wall-clock `TempoTimer` accepts as its first tick; a later date is armed here and
-    /// re-armed when it is reached (never early).
+    /// The latest instant a wall-clock `TempoTimer` accepts as an absolute first tick (`FirstTick.at`, half of
+    /// `TempoError.maximumDuration` from 1970: 2116-02-20); a later date is armed as a delay from now instead.
     private static let armLimit = PlanInstant.nanoseconds(
         TimerInstant(offset: TempoError.maximumDuration / 2 - .seconds(1)))
 
@@ -205,12 +210,14 @@ public final class PlanTimer: Sendable {
             switch decision {
             case .finished:
                 return
-            case .deliver(let planned, let missed):
+            case .deliver(let planned, let missed, let missedIsLowerBound):
                 let lateness = max(.zero, now - PlanInstant.timerInstant(planned))
                 handler(
-                    PlanFire(planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index))
+                    PlanFire(
+                        planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index,
+                        missedIsLowerBound: missedIsLowerBound))
             case .wait:
-                arm(wakeup, generation: generation)
+                arm(wakeup, now: now, generation: generation)
                 return
             }
         }
@@ -218,12 +225,22 @@ public final class PlanTimer: Sendable {
 
     /// Arms a one-shot wall-clock timer at `wakeup` (the next date, or sooner to check the plan's zones), after
     /// which the timer decides again.
-    private func arm(_ wakeup: Int64, generation: UInt64) {
-        let deadline = PlanInstant.timerInstant(min(wakeup, Self.armLimit))
+    ///
+    /// A wakeup after 2116-02-20 (``armLimit``) is armed as a delay from `now` (`FirstTick.after`), which the wall
+    /// clock measures from the moment the timer starts, so the deadline is never earlier than `wakeup`: no clamp to a
+    /// limit that the wall clock may already have passed (a clock reading 2118 would otherwise re-arm at once,
+    /// forever). A delay longer than `TempoError.maximumDuration` wakes early, decides nothing is due and re-arms.
+    private func arm(_ wakeup: Int64, now: TimerInstant, generation: UInt64) {
+        let first: FirstTick
+        if wakeup <= Self.armLimit {
+            first = .at(PlanInstant.timerInstant(wakeup))
+        } else {
+            first = .after(min(TempoError.maximumDuration, max(.zero, PlanInstant.timerInstant(wakeup) - now)))
+        }
         let timer: TempoTimer
         do {
             timer = try TempoTimer(
-                every: .seconds(1), repeats: .once, first: .at(deadline), leeway: leeway,
+                every: .seconds(1), repeats: .once, first: first, leeway: leeway,
                 delivery: .queue(queue), clock: .wall, scheduler: scheduler
             ) { [self] _ in
                 guard mutable.withLock({ $0.generation == generation && $0.state == .running }) else { return }
@@ -231,7 +248,7 @@ public final class PlanTimer: Sendable {
             }
         } catch {
             // Unreachable: the interval, leeway and instant were validated.
-            preconditionFailure("plan timer could not arm \(deadline): \(error)")
+            preconditionFailure("plan timer could not arm \(first): \(error)")
         }
         let current = mutable.withLock { mutable -> Bool in
             guard mutable.generation == generation, mutable.state == .running else { return false }

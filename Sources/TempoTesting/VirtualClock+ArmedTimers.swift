@@ -81,13 +81,29 @@ extension VirtualClock {
     ///
     /// - Parameter sourceLocation: Where to report actions whose creation site is unknown.
     /// - Returns: The armed timers that were reported.
+    ///
+    /// It also records one issue when, during ``run(quietPeriod:maximumSteps:stallTimeout:_:)``, tasks that the run
+    /// does not see (`Task { }`, `Task.detached`, the task a `ClockScheduler` on this clock sleeps from) read or
+    /// slept on this clock: their order is not deterministic (see "Tasks the run does not see" there).
     @discardableResult
     public func recordArmedTimers(sourceLocation: SourceLocation = #_sourceLocation) -> [ArmedTimer] {
         let reports = armedTimerReports(sourceLocation: sourceLocation)
         for report in reports {
             Issue.record(Comment(rawValue: report.message), sourceLocation: report.sourceLocation)
         }
+        if let message = foreignTaskReport {
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+        }
         return reports.map(\.timer)
+    }
+
+    /// The failure message for reads and sleeps of this clock by tasks outside an auto-advancing run, or `nil`.
+    package var foreignTaskReport: String? {
+        let uses = engine.foreignTaskUseCount
+        guard uses > 0 else { return nil }
+        return "VirtualClock.run: \(uses) reads or sleeps of the clock came from tasks outside the run "
+            + "(Task { }, Task.detached, or a ClockScheduler on this clock), which the run cannot keep in step, so "
+            + "their order is not deterministic: schedule on the clock itself (scheduler: clock)"
     }
 
     /// What ``recordArmedTimers(sourceLocation:)`` records: per reported timer, the message and where it goes.

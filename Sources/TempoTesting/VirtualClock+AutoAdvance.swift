@@ -40,6 +40,19 @@ extension VirtualClock {
     /// real I/O times out in virtual time. Wrap such work in ``holdingTime(isolation:_:)`` to keep the clock still until it
     /// finishes, or raise `quietPeriod` for computation that runs longer between waits.
     ///
+    /// ## Tasks the run does not see
+    /// The same order every run holds for what the run can see: actions scheduled on this clock (or on a
+    /// ``site(_:outlivesTest:fileID:line:)``), and sleeps on it from `body` and its child tasks (task groups,
+    /// `async let`), which run on the run's executor. A task created with `Task { }` or `Task.detached` runs on the
+    /// shared executor: until it sleeps on the clock, the run does not know it exists, and after its quiet period
+    /// it may advance past the deadline that task is about to sleep until, sooner or later depending on how busy
+    /// the machine is. `ClockScheduler(clock: clock)` sleeps from such a task, so a timer on it can tick on time,
+    /// late, or not at all from one run to the next: pass the clock itself as the scheduler (it is one). Reads
+    /// and sleeps of this clock by such tasks during a run are counted, and the armed-timer check
+    /// (``recordArmedTimers(sourceLocation:)``, the `.armedTimerCheck` trait) fails the test for them. It sees a
+    /// task once the task first reads or sleeps on the clock, so a task that is still waiting to start when the
+    /// test ends is not reported.
+    ///
     /// ## Ending
     /// The run ends when `body` returns or throws; timers still armed stay armed (the manual mode takes over:
     /// nothing moves until the test advances). Outside `run` the clock is manual, as always. Inside it, leave time
@@ -69,7 +82,10 @@ extension VirtualClock {
     ) async throws -> Result {
         let driver = AutoAdvanceDriver(
             engine: engine, quietPeriod: quietPeriod, maximumSteps: maximumSteps, stallTimeout: stallTimeout)
-        return try await withTaskExecutorPreference(RunExecutor()) {
+        let executor = RunExecutor()
+        engine.beginRun(on: executor.asUnownedTaskExecutor())
+        defer { engine.endRun(on: executor.asUnownedTaskExecutor()) }
+        return try await withTaskExecutorPreference(executor) {
             try await Self.race(body, against: driver)
         }
     }

@@ -14,7 +14,8 @@ extension VirtualClock: Clock {
 
     /// The current virtual instant of the monotonic clock.
     public var now: TimerInstant {
-        now(.monotonic)
+        engine.noteClockUse()
+        return now(.monotonic)
     }
 
     /// One nanosecond.
@@ -29,6 +30,7 @@ extension VirtualClock: Clock {
     ///   - tolerance: Ignored by virtual time, but validated.
     /// - Throws: `CancellationError` when the task is cancelled (the deadline is released at once).
     public func sleep(until deadline: TimerInstant, tolerance: Duration? = nil) async throws {
+        engine.noteClockUse()
         // The same sleep as `clock(.monotonic)`'s, on a scheduler that lets auto-advancing see the task wake.
         let tracker = SleepTracker(engine: engine)
         defer { tracker.sleepEnded() }

@@ -36,6 +36,10 @@ final class VirtualClockEngine: EngineView {
     private let outstanding = DispatchGroup()
     /// Threads currently running submitted work: they must not wait for `outstanding` (it includes them).
     private let deliveringThreads = TempoMutex<[CurrentThread.ID: Int]>([:])
+    /// The executors of the auto-advancing runs in progress (see ``VirtualClockEngine/noteClockUse()``).
+    let runExecutors = TempoMutex<[UnownedTaskExecutor]>([])
+    /// Reads and sleeps of the clock during a run from tasks that do not run on the run's executor.
+    let foreignTaskUses = Atomic<Int>(0)
 
     init(now: [TimerInstant]) {
         state = TempoMutex(State(now: now))

@@ -58,4 +58,12 @@ import Testing
         #expect(output.status == 64, "\(output.stderr)")
         #expect(output.stderr.contains(named), "\(output.stderr)")
     }
+
+    /// Issue #26: fullwidth digits (as a Japanese input method types them) trapped the parser, so the CLI crashed.
+    @Test(arguments: ["every day at ２:00", "every day at 9:٣٠", "٣ * * * *"])
+    func nonASCIIDigitsAreAUsageErrorNotACrash(text: String) throws {
+        let output = try run(["next", text])
+        #expect(output.status == 64, "\(output.stderr)")
+        #expect(output.stderr.contains("not an ASCII number"), "\(output.stderr)")
+    }
 }
