@@ -21,7 +21,9 @@ import TempoLocks
 /// - **Ticks** are due on the boundaries `deadline - k · period` (k ≥ 1) that lie after ``start()``, so with
 ///   `duration: .seconds(60)` and `every: .seconds(1)` they report 59 s, 58 s, ... 1 s, each exactly on time.
 ///   Read ``remaining`` for the display before the first tick. A tick that comes late reports the true,
-///   smaller, remaining time; ticks missed during a suspension are coalesced into one.
+///   smaller, remaining time; ticks missed during a suspension are coalesced into one. Within a run the values
+///   strictly decrease: a tick so late that the next one stands for the same boundary (a busy machine) is not
+///   reported twice.
 /// - **Finish**: at the deadline `onFinish` is called exactly once per run (no tick with zero). A countdown
 ///   whose deadline passed while suspended finishes as soon as the process runs again, without a tick.
 /// - **Pause** freezes the remaining time; ``resume()`` sets a new deadline from now. ``add(_:)`` moves the

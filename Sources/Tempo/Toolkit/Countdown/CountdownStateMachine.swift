@@ -74,6 +74,9 @@ package struct CountdownStateMachine {
     package private(set) var state: State
     /// The current run; bumped whenever a run starts or ends.
     package private(set) var generation: UInt64 = 0
+    /// The value the current run's last tick reported: a later tick that stands for the same boundary (two ticks
+    /// delivered within one period on a busy machine) is dropped, so a run's values strictly decrease.
+    private var lastTick: Duration?
     package let duration: Duration
     package let period: Duration
 
@@ -233,7 +236,12 @@ package struct CountdownStateMachine {
         let left = now.saturatingDuration(to: deadline)
         // Show the boundary the tick stands for (a whole number of periods), not the few microseconds less
         // that a real clock reads by the time the handler runs, which truncation would turn into one less.
-        guard left <= .zero else { return .tick(period * Int(clamping: Self.periodsRoundedUp(left, period))) }
+        guard left <= .zero else {
+            let value = period * Int(clamping: Self.periodsRoundedUp(left, period))
+            if let lastTick, value >= lastTick { return .none }
+            lastTick = value
+            return .tick(value)
+        }
         self.generation &+= 1
         state = .finished
         return .finish(cancel: timer)
@@ -249,6 +257,7 @@ package struct CountdownStateMachine {
 
     private mutating func beginRun(deadline: TimerInstant, now: TimerInstant) -> Arm {
         generation &+= 1
+        lastTick = nil
         state = .running(deadline: deadline, timer: nil)
         return Arm(
             generation: generation, deadline: deadline,

@@ -85,6 +85,34 @@ import Testing
         #expect(left == .seconds(8))
     }
 
+    /// On a busy machine two ticks can be delivered within one period (the first one late): the second stands for
+    /// the same boundary and is dropped, so a run's values strictly decrease; a new run reports from the top again.
+    @Test func aLateTickThatRepeatsTheLastValueIsDropped() throws {
+        var machine = machine()
+        let arm = try arm(machine.start(now: t0))
+        guard case .tick(.seconds(8)) = machine.boundaryReached(generation: arm.generation, now: t0 + .seconds(2))
+        else {
+            Issue.record("expected the late tick of the 9 s boundary to show 8 s")
+            return
+        }
+        guard case .none = machine.boundaryReached(generation: arm.generation, now: t0 + .milliseconds(2_050)) else {
+            Issue.record("the 8 s boundary was reported twice")
+            return
+        }
+        guard case .tick(.seconds(7)) = machine.boundaryReached(generation: arm.generation, now: t0 + .seconds(3))
+        else {
+            Issue.record("expected 7 s")
+            return
+        }
+        _ = machine.pause(now: t0 + .seconds(3))
+        let resumed = try self.arm(machine.start(now: t0 + .seconds(4)))
+        guard case .tick(.seconds(6)) = machine.boundaryReached(generation: resumed.generation, now: t0 + .seconds(5))
+        else {
+            Issue.record("a resumed run reports its own values")
+            return
+        }
+    }
+
     @Test func theDeadlineTickFinishesOnceAndAskForTheTimerToBeCancelled() throws {
         var machine = machine(.seconds(2))
         let arm = try arm(machine.start(now: t0))
