@@ -12,7 +12,7 @@ func registerMemory() {
             let filled = try fill()
             let after = cprocessstats_malloc_bytes_in_use()
             withExtendedLifetime(filled) {}
-            benchmark.measurement(.custom("bytesPerEntry", useScalingFactor: false), (after - before) / entries)
+            benchmark.measurement(bytesPerEntry, (after - before) / entries)
         }
     }
     bytes("ExpiringDictionary/BytesPerEntry/1M") {

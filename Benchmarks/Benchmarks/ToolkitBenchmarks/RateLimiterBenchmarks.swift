@@ -10,8 +10,8 @@ final class KeyedFixture {
     var cursor = 0
 
     init() throws {
-        // A rate no client reaches: every request is admitted and every key stays (an hour to refill).
-        limiter = try KeyedRateLimiter(try RateLimit(permits: 1_000_000, every: hour, burst: 1_000_000))
+        // A burst no client reaches, refilled at one permit an hour: every request is admitted and every key stays.
+        limiter = try KeyedRateLimiter(try RateLimit(permits: 1, every: hour, burst: 1_000_000))
         let now = ContinuousClock.now
         baseline.withLock { buckets in
             for key in 0..<entries {
@@ -34,7 +34,7 @@ final class KeyedFixture {
             guard var state = buckets[key] else { return false }
             let elapsed = state.updated.duration(to: now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            state.tokens = min(1_000_000, state.tokens + seconds * (1_000_000 / 3_600))
+            state.tokens = min(1_000_000, state.tokens + seconds / 3_600)
             state.updated = now
             guard state.tokens >= 1 else { return false }
             state.tokens -= 1

@@ -23,10 +23,11 @@ var perOperation: Benchmark.Configuration {
     )
 }
 
+let bytesPerEntry = BenchmarkMetric.custom("bytesPerEntry", useScalingFactor: false)
+
 var once: Benchmark.Configuration {
     Benchmark.Configuration(
-        metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 0, maxDuration: .seconds(1),
-        maxIterations: 1)
+        metrics: [bytesPerEntry], warmupIterations: 0, maxDuration: .seconds(1), maxIterations: 1)
 }
 
 /// Keys in a fixed random order (same seed every run), to touch and look up at random places.
