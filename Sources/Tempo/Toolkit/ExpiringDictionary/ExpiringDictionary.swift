@@ -1,4 +1,5 @@
-import TempoLocks
+public import Synchronization
+public import TempoLocks
 
 /// A dictionary whose entries expire: each value has a time to live, reading it never extends it, and
 /// ``touch(_:)`` slides it (a session, a cache line, an idempotency key).
@@ -30,22 +31,31 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// Called once for each entry that expires, with its key and value.
     public typealias ExpiryHandler = @Sendable (Key, Value) -> Void
 
+    @usableFromInline
     struct Payload {
-        var value: Value
-        var ttl: Duration
+        @usableFromInline var value: Value
+        @usableFromInline var ttl: Duration
+
+        @inlinable
+        init(value: Value, ttl: Duration) {
+            self.value = value
+            self.ttl = ttl
+        }
     }
 
-    typealias State = WheelKeyTable<Key, Payload>
+    @usableFromInline typealias State = WheelKeyTable<Key, Payload>
 
     /// Receives the wheel's timers: removes the expired entry, then calls `onExpire` outside the lock.
+    @usableFromInline
     final class Expirer: TimingWheelHandler {
-        let state = TempoMutex(State())
+        @usableFromInline let state = TempoMutex(State())
         let onExpire: ExpiryHandler
 
         init(onExpire: @escaping ExpiryHandler) {
             self.onExpire = onExpire
         }
 
+        @usableFromInline
         func timerFired(value token: UInt64) {
             let expired = state.withLock { table -> (Key, Value)? in
                 guard let slot = table.resolve(token) else { return nil }
@@ -56,7 +66,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         }
     }
 
-    let expirer: Expirer
+    @usableFromInline let expirer: Expirer
     /// The wheel that runs the expiries.
     public let wheel: TimingWheel
 
@@ -79,6 +89,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// The number of entries (not yet expired or removed).
     ///
     /// - Complexity: O(1).
+    @inlinable
     public var count: Int {
         expirer.state.withLock { $0.count }
     }
@@ -94,8 +105,9 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     ///   large (the dictionary is unchanged).
     /// - Complexity: O(1) amortized; allocates only when the dictionary holds more entries than ever before.
     @discardableResult
+    @inlinable
     public func updateValue(_ value: Value, forKey key: Key, expiringAfter ttl: Duration) throws(TempoError) -> Value? {
-        try TempoError.validateInterval(ttl, name: "ttl")
+        try Self.validate(ttl: ttl)
         let wheel = wheel
         return try expirer.state.withLock { table throws(TempoError) -> Value? in
             if let slot = table.slot(of: key) {
@@ -116,6 +128,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// - Parameter key: The key.
     /// - Returns: The value, or `nil`.
     /// - Complexity: O(1).
+    @inlinable
     public func value(forKey key: Key) -> Value? {
         expirer.state.withLock { table in table.slot(of: key).map { table[$0].payload.value } }
     }
@@ -127,6 +140,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     ///   set.
     /// - Complexity: O(1); allocates nothing.
     @discardableResult
+    @inlinable
     public func touch(_ key: Key) -> Bool {
         expirer.state.withLock { table in
             guard let slot = table.slot(of: key) else { return false }
@@ -142,6 +156,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// - Returns: The removed value, or `nil` if there was none.
     /// - Complexity: O(1).
     @discardableResult
+    @inlinable
     public func removeValue(forKey key: Key) -> Value? {
         let wheel = wheel
         return expirer.state.withLock { table in
@@ -152,9 +167,16 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         }
     }
 
+    /// Throws unless `ttl` is a valid interval (called from inlinable code, so the check itself stays internal).
+    @usableFromInline
+    static func validate(ttl: Duration) throws(TempoError) {
+        try TempoError.validateInterval(ttl, name: "ttl")
+    }
+
     /// Moves the timer of `slot` to `ttl` from now; when the wheel already took it for firing, arms a new one (the
     /// firing becomes stale).
-    private func rearm(_ table: inout State, _ slot: UInt32, ttl: Duration) throws(TempoError) {
+    @inlinable
+    func rearm(_ table: inout State, _ slot: UInt32, ttl: Duration) throws(TempoError) {
         if try wheel.reschedule(table[slot].handle, after: ttl) { return }
         let token = table.renew(slot)
         table[slot].handle = try wheel.schedule(after: ttl, value: token)

@@ -8,39 +8,54 @@
 ///
 /// Not thread-safe: the owner keeps it under its lock, and arms the wheel under that lock (lock order: owner, wheel;
 /// the wheel calls its handler outside its own lock).
+@usableFromInline
 struct WheelKeyTable<Key: Hashable, Payload> {
+    @usableFromInline
     struct Entry {
-        var key: Key
-        var payload: Payload
-        var handle: TimingWheel.Handle
+        @usableFromInline var key: Key
+        @usableFromInline var payload: Payload
+        @usableFromInline var handle: TimingWheel.Handle
+
+        @inlinable
+        init(key: Key, payload: Payload, handle: TimingWheel.Handle) {
+            self.key = key
+            self.payload = payload
+            self.handle = handle
+        }
     }
 
     /// Slot of each key.
-    private(set) var slots: [Key: UInt32] = [:]
+    @usableFromInline var slots: [Key: UInt32] = [:]
     /// Entries by slot; `nil` for a free slot.
-    private(set) var entries: ContiguousArray<Entry?> = []
+    @usableFromInline var entries: ContiguousArray<Entry?> = []
     /// The generation of each slot, bumped when a pending firing of it becomes stale.
-    private var generations: ContiguousArray<UInt32> = []
+    @usableFromInline var generations: ContiguousArray<UInt32> = []
     /// Free slots, reused last-in first-out.
-    private var free: [UInt32] = []
+    @usableFromInline var free: [UInt32] = []
 
-    var count: Int { slots.count }
+    @usableFromInline init() {}
 
+    @inlinable var count: Int { slots.count }
+
+    @inlinable
     func slot(of key: Key) -> UInt32? {
         slots[key]
     }
 
+    @inlinable
     subscript(slot: UInt32) -> Entry {
         get { entries[Int(slot)]! }
         _modify { yield &entries[Int(slot)]! }
     }
 
     /// The token a wheel timer of `slot` carries now.
+    @inlinable
     func token(_ slot: UInt32) -> UInt64 {
         UInt64(generations[Int(slot)]) << 32 | UInt64(slot)
     }
 
     /// The slot a firing token names, or `nil` when the firing is stale.
+    @inlinable
     func resolve(_ token: UInt64) -> UInt32? {
         let slot = UInt32(truncatingIfNeeded: token)
         guard Int(slot) < entries.count, entries[Int(slot)] != nil,
@@ -50,6 +65,7 @@ struct WheelKeyTable<Key: Hashable, Payload> {
     }
 
     /// Makes pending firings of `slot` stale and returns the token for its next timer.
+    @inlinable
     mutating func renew(_ slot: UInt32) -> UInt64 {
         generations[Int(slot)] &+= 1
         return token(slot)
@@ -58,6 +74,7 @@ struct WheelKeyTable<Key: Hashable, Payload> {
     /// Takes a slot for `key` (not yet in the table) and arms its timer with `arm`, which receives the token; on a
     /// throw nothing is kept.
     @discardableResult
+    @inlinable
     mutating func insert<E: Error>(
         _ key: Key, _ payload: Payload, arm: (UInt64) throws(E) -> TimingWheel.Handle
     ) throws(E) -> UInt32 {
@@ -83,6 +100,7 @@ struct WheelKeyTable<Key: Hashable, Payload> {
 
     /// Frees `slot` and returns its entry; its pending firing, if any, becomes stale. The caller cancels its timer.
     @discardableResult
+    @inlinable
     mutating func remove(_ slot: UInt32) -> Entry {
         let entry = entries[Int(slot)].take()!
         slots[entry.key] = nil
