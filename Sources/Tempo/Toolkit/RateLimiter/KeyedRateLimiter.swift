@@ -1,4 +1,5 @@
-import TempoLocks
+public import Synchronization
+public import TempoLocks
 
 /// One rate limiter per key (a client, an IP address, an API token), whose idle keys are forgotten on a timing wheel.
 ///
@@ -19,9 +20,11 @@ import TempoLocks
 /// Thread-safety: every method may be called from any thread or task; the wheel forgets keys outside its lock.
 public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     /// Receives the wheel's timers: forgets the key that has refilled.
+    @usableFromInline
     final class Evictor: TimingWheelHandler {
-        let state = TempoMutex(WheelKeyTable<Key, Int128>())
+        @usableFromInline let state = TempoMutex(WheelKeyTable<Key, Int128>())
 
+        @usableFromInline
         func timerFired(value token: UInt64) {
             state.withLock { table in
                 guard let slot = table.resolve(token) else { return }
@@ -34,9 +37,9 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     public let limit: RateLimit
     /// The wheel that forgets idle keys.
     public let wheel: TimingWheel
-    let evictor = Evictor()
-    let gcra: GCRA
-    let origin: TimerInstant
+    @usableFromInline let evictor = Evictor()
+    @usableFromInline let gcra: GCRA
+    @usableFromInline let origin: TimerInstant
 
     /// Creates a limiter that knows no key yet.
     ///
@@ -60,6 +63,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     /// The number of keys held: those whose bucket has not refilled yet.
     ///
     /// - Complexity: O(1).
+    @inlinable
     public var count: Int {
         evictor.state.withLock { $0.count }
     }
@@ -69,6 +73,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     /// - Parameter key: The key.
     /// - Returns: `true` if the permit was taken; `false` if none is free (nothing changes).
     /// - Complexity: O(1) amortized; allocates nothing in steady state (only when more keys are held than ever).
+    @inlinable
     public func tryAcquire(_ key: Key) -> Bool {
         take(key, at: wheel.now) == nil
     }
@@ -87,7 +92,8 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Admits one permit of `key` at `now`: `nil` when admitted, else when the next permit is free (since the origin).
-    private func take(_ key: Key, at now: TimerInstant) -> Duration? {
+    @inlinable
+    func take(_ key: Key, at now: TimerInstant) -> Duration? {
         let scaledNow = gcra.scaled(now - origin)
         let wheel = wheel
         let origin = origin

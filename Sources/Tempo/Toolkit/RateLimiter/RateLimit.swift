@@ -47,13 +47,14 @@ public struct RateLimit: Hashable, Sendable {
 /// A bucket's state is its theoretical arrival time `tat` in scaled units since the limiter's origin: the bucket is
 /// full when `tat` is not after now, so a new bucket starts at now. Not thread-safe: a value kept under its owner's
 /// lock.
+@usableFromInline
 struct GCRA: Sendable {
     /// The cost of one permit: `period` in attoseconds.
-    let increment: Int128
+    @usableFromInline let increment: Int128
     /// The bucket's size: `burst · increment`.
-    let capacity: Int128
+    @usableFromInline let capacity: Int128
     /// The time scale: `permits`.
-    let scale: Int128
+    @usableFromInline let scale: Int128
 
     init(_ limit: RateLimit) {
         increment = limit.period.attoseconds
@@ -62,13 +63,13 @@ struct GCRA: Sendable {
     }
 
     /// `elapsed` since the origin in scaled units.
-    @inline(__always)
+    @inlinable
     func scaled(_ elapsed: Duration) -> Int128 {
         elapsed.attoseconds * scale
     }
 
     /// Admits one permit at scaled time `now`: the new `tat`, or `nil` when the bucket is empty.
-    @inline(__always)
+    @inlinable
     func admit(_ tat: Int128, now: Int128) -> Int128? {
         let next = max(tat, now) + increment
         return next <= now + capacity ? next : nil
@@ -76,15 +77,18 @@ struct GCRA: Sendable {
 
     /// The earliest time since the origin at which a bucket at `tat` admits one permit (rounded up to the
     /// attosecond, so never early).
+    @inlinable
     func ready(_ tat: Int128) -> Duration {
         Duration(attoseconds: Self.divideRoundingUp(tat + increment - capacity, scale))
     }
 
     /// The time since the origin from which a bucket at `tat` is full again, and so equal to a new one.
+    @inlinable
     func refilled(_ tat: Int128) -> Duration {
         Duration(attoseconds: Self.divideRoundingUp(tat, scale))
     }
 
+    @inlinable
     static func divideRoundingUp(_ value: Int128, _ divisor: Int128) -> Int128 {
         let (quotient, remainder) = value.quotientAndRemainder(dividingBy: divisor)
         return remainder > 0 ? quotient + 1 : quotient
