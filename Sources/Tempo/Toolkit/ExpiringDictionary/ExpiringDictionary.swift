@@ -1,5 +1,9 @@
-public import Synchronization
 public import TempoLocks
+
+// Inlinable code calls `TempoMutex.withLock`: `Synchronization.Mutex`'s, except in the TSanVisibleLocks build.
+#if !TEMPO_TSAN_VISIBLE_LOCKS
+public import Synchronization
+#endif
 
 /// A dictionary whose entries expire: each value has a time to live, reading it never extends it, and
 /// ``touch(_:)`` slides it (a session, a cache line, an idempotency key).

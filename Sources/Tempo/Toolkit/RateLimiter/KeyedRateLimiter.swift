@@ -1,5 +1,9 @@
-public import Synchronization
 public import TempoLocks
+
+// Inlinable code calls `TempoMutex.withLock`: `Synchronization.Mutex`'s, except in the TSanVisibleLocks build.
+#if !TEMPO_TSAN_VISIBLE_LOCKS
+public import Synchronization
+#endif
 
 /// One rate limiter per key (a client, an IP address, an API token), whose idle keys are forgotten on a timing wheel.
 ///
