@@ -44,6 +44,18 @@ let package = Package(
             path: "Benchmarks/TickerBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The wheel's toolkit (expiring dictionary, rate limiters) against hand-written baselines in the same run.
+        .executableTarget(
+            name: "ToolkitBenchmarks",
+            dependencies: [
+                "CProcessStats",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Tempo", package: "Tempo"),
+                .product(name: "TempoTesting", package: "Tempo"),
+            ],
+            path: "Benchmarks/ToolkitBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Calendar plans: next-date cost of cron expressions against Foundation's Calendar, and bytes per plan.
         .executableTarget(
             name: "PlanBenchmarks",

@@ -1,0 +1,108 @@
+import Benchmark
+import Tempo
+import TempoTesting
+
+/// 1M entries an hour out; each iteration inserts, touches or reads 1,000 of them, or expires 1,000 due ones.
+final class DictionaryFixture {
+    let dictionary: ExpiringDictionary<Int, Int>
+    let clock: VirtualClock?
+    var baseline = BaselineExpiringDictionary()
+    let order = shuffledKeys(entries)
+    var cursor = 0
+    var nextKey = entries
+
+    init(virtual: Bool) throws {
+        let clock = virtual ? VirtualClock() : nil
+        self.clock = clock
+        let configuration = TimingWheel.Configuration(delivery: .immediate)
+        dictionary = try ExpiringDictionary(configuration: configuration, scheduler: clock ?? SystemScheduler.shared)
+        for key in 0..<entries {
+            try dictionary.updateValue(key, forKey: key, expiringAfter: hour)
+            baseline.insert(key, key, deadline: 3_600_000_000_000)
+        }
+    }
+
+    /// The next `batch` keys of the shuffled order.
+    func keys() -> ArraySlice<Int> {
+        if cursor + batch > order.count { cursor = 0 }
+        defer { cursor += batch }
+        return order[cursor..<cursor + batch]
+    }
+}
+
+func registerExpiringDictionary() {
+    let system = Box<DictionaryFixture>()
+    let setup: Benchmark.BenchmarkSetupHook = { system.value = try DictionaryFixture(virtual: false) }
+    let teardown: Benchmark.BenchmarkTeardownHook = { system.value = nil }
+    func pair(_ operation: String, ours: @escaping (DictionaryFixture) throws -> Void,
+              baseline: @escaping (DictionaryFixture) -> Void) {
+        Benchmark("ExpiringDictionary/\(operation)/1M", configuration: perOperation, closure: { benchmark in
+            let fixture = system.value!
+            benchmark.startMeasurement()
+            try ours(fixture)
+            benchmark.stopMeasurement()
+        }, setup: setup, teardown: teardown)
+        Benchmark("DictionaryPlusHeap/\(operation)/1M", configuration: perOperation, closure: { benchmark in
+            let fixture = system.value!
+            benchmark.startMeasurement()
+            baseline(fixture)
+            benchmark.stopMeasurement()
+        }, setup: setup, teardown: teardown)
+    }
+
+    // Insert 1,000 new keys (the size grows from 1M by at most 200k over a benchmark's iterations).
+    pair("Insert") { fixture in
+        let first = fixture.nextKey
+        for key in first..<first + batch { try fixture.dictionary.updateValue(key, forKey: key, expiringAfter: hour) }
+        fixture.nextKey += batch
+    } baseline: { fixture in
+        let first = fixture.nextKey
+        // A baseline insert reads the clock, as a TTL from now must.
+        for key in first..<first + batch { fixture.baseline.insert(key, key, deadline: nanoseconds() + 3_600_000_000_000) }
+        fixture.nextKey += batch
+    }
+    pair("Touch") { fixture in
+        for key in fixture.keys() { fixture.dictionary.touch(key) }
+    } baseline: { fixture in
+        for key in fixture.keys() {
+            fixture.baseline.touch(key, deadline: nanoseconds() + 3_600_000_000_000)
+        }
+    }
+    pair("Lookup") { fixture in
+        var sum = 0
+        for key in fixture.keys() { sum &+= fixture.dictionary.value(forKey: key) ?? 0 }
+        blackHole(sum)
+    } baseline: { fixture in
+        var sum = 0
+        for key in fixture.keys() { sum &+= fixture.baseline.entries[key]?.value ?? 0 }
+        blackHole(sum)
+    }
+
+    // Expiry: 1,000 entries due in 1 ms beside the 1M an hour out; measured: the virtual clock moving past them
+    // (the wheel's driver run and 1,000 expiries), against popping them off the baseline's heap.
+    let virtual = Box<DictionaryFixture>()
+    let virtualSetup: Benchmark.BenchmarkSetupHook = { virtual.value = try DictionaryFixture(virtual: true) }
+    let virtualTeardown: Benchmark.BenchmarkTeardownHook = { virtual.value = nil }
+    Benchmark("ExpiringDictionary/Expiry/1M", configuration: perOperation, closure: { benchmark in
+        let fixture = virtual.value!
+        let first = fixture.nextKey
+        for key in first..<first + batch {
+            try fixture.dictionary.updateValue(key, forKey: key, expiringAfter: .milliseconds(1))
+        }
+        fixture.nextKey += batch
+        benchmark.startMeasurement()
+        fixture.clock!.advance(by: .milliseconds(2))
+        benchmark.stopMeasurement()
+        precondition(fixture.dictionary.count == entries)
+    }, setup: virtualSetup, teardown: virtualTeardown)
+    Benchmark("DictionaryPlusHeap/Expiry/1M", configuration: perOperation, closure: { benchmark in
+        let fixture = virtual.value!
+        let first = fixture.nextKey
+        for key in first..<first + batch { fixture.baseline.insert(key, key, deadline: 1) }
+        fixture.nextKey += batch
+        benchmark.startMeasurement()
+        let expired = fixture.baseline.expire(now: 2)
+        benchmark.stopMeasurement()
+        precondition(expired == batch)
+    }, setup: virtualSetup, teardown: virtualTeardown)
+}

@@ -1,0 +1,203 @@
+public import TempoLocks
+
+// Inlinable code calls `TempoMutex.withLock`: `Synchronization.Mutex`'s, except in the TSanVisibleLocks build.
+#if !TEMPO_TSAN_VISIBLE_LOCKS
+public import Synchronization
+#endif
+
+/// A dictionary whose entries expire: each value has a time to live, reading it never extends it, and
+/// ``touch(_:)`` slides it (a session, a cache line, an idempotency key).
+///
+/// ```swift
+/// let sessions = try ExpiringDictionary<String, Session> { token, session in
+///     log("session \(token) of \(session.user) expired")
+/// }
+/// try sessions.updateValue(session, forKey: token, expiringAfter: .minutes(30))
+/// sessions.touch(token)                      // each request: 30 more minutes
+/// ```
+///
+/// **Expiry.** Each entry has a ``TimingWheel`` timer, due its time to live after it was last set or touched. The
+/// wheel expires the entry at the first tick boundary at or after that deadline: never early, at most one
+/// ``TimingWheel/Configuration/tick`` late plus the scheduler's latency. Until then the entry is readable; once
+/// expired it is gone and `onExpire` is called with its key and value, exactly once. An entry that is removed or
+/// replaced does not expire (its `onExpire` is not called); one touched or replaced while its expiry is being
+/// delivered stays, with its new deadline. Expiry work is proportional to the entries that expire: the wheel never
+/// visits entries that are not due, and touching only stores the new deadline.
+///
+/// **Observing expiry.** `onExpire` is a callback, called outside the dictionary's lock on the wheel's
+/// ``TimingWheel/Configuration/delivery`` (a serial lane by default: expiries never overlap and arrive in deadline
+/// order), so it may call any method of this dictionary. A callback rather than an `AsyncSequence`: nothing
+/// buffers expired entries when nobody listens.
+///
+/// Thread-safety: every method may be called from any thread, including from `onExpire`. Releasing the dictionary
+/// cancels its pending expiries without calling `onExpire`.
+public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// Called once for each entry that expires, with its key and value.
+    public typealias ExpiryHandler = @Sendable (Key, Value) -> Void
+
+    @usableFromInline
+    struct Payload {
+        @usableFromInline var value: Value
+        @usableFromInline var ttl: Duration
+
+        @inlinable
+        init(value: Value, ttl: Duration) {
+            self.value = value
+            self.ttl = ttl
+        }
+    }
+
+    @usableFromInline typealias State = WheelKeyTable<Key, Payload>
+
+    /// Receives the wheel's timers: removes the expired entry, then calls `onExpire` outside the lock.
+    @usableFromInline
+    final class Expirer: TimingWheelHandler {
+        @usableFromInline let state = TempoMutex(State())
+        let onExpire: ExpiryHandler
+
+        init(onExpire: @escaping ExpiryHandler) {
+            self.onExpire = onExpire
+        }
+
+        @usableFromInline
+        func timerFired(value token: UInt64) {
+            let expired = state.withLock { table -> (Key, Value)? in
+                guard let slot = table.resolve(token) else { return nil }
+                let entry = table.remove(slot)
+                return (entry.key, entry.payload.value)
+            }
+            if let (key, value) = expired { onExpire(key, value) }
+        }
+    }
+
+    @usableFromInline let expirer: Expirer
+    /// The wheel that runs the expiries.
+    public let wheel: TimingWheel
+
+    /// Creates an empty dictionary whose entries expire on a wheel of its own.
+    ///
+    /// - Parameters:
+    ///   - configuration: The wheel's tick (the expiry resolution; default 1 ms), clock and delivery.
+    ///   - scheduler: What drives the wheel: ``SystemScheduler/shared`` or, in tests, a `VirtualClock`.
+    ///   - onExpire: Called once per expired entry, outside the lock, on the wheel's delivery.
+    /// - Throws: ``TempoError`` when the configuration is invalid; see ``TimingWheel/Configuration/validate()``.
+    public init(
+        configuration: TimingWheel.Configuration = TimingWheel.Configuration(),
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        onExpire: @escaping ExpiryHandler = { _, _ in }
+    ) throws(TempoError) {
+        expirer = Expirer(onExpire: onExpire)
+        wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: expirer)
+    }
+
+    /// The number of entries (not yet expired or removed).
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var count: Int {
+        expirer.state.withLock { $0.count }
+    }
+
+    /// Sets `value` for `key`, to expire `ttl` from now; replaces (and no longer expires) a previous value.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key.
+    ///   - ttl: The time to live, from now on the wheel's clock; also what ``touch(_:)`` extends by. Positive.
+    /// - Returns: The previous value of `key`, if any.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a `ttl` that is not positive or too
+    ///   large (the dictionary is unchanged).
+    /// - Complexity: O(1) amortized; allocates only when the dictionary holds more entries than ever before.
+    @discardableResult
+    @inlinable
+    public func updateValue(_ value: Value, forKey key: Key, expiringAfter ttl: Duration) throws(TempoError) -> Value? {
+        try Self.validate(ttl: ttl)
+        let wheel = wheel
+        return try expirer.state.withLock { table throws(TempoError) -> Value? in
+            if let slot = table.slot(of: key) {
+                let old = table[slot].payload.value
+                try rearm(&table, slot, ttl: ttl)
+                table[slot].payload = Payload(value: value, ttl: ttl)
+                return old
+            }
+            try table.insert(key, Payload(value: value, ttl: ttl)) { token throws(TempoError) in
+                try wheel.schedule(after: ttl, value: token)
+            }
+            return nil
+        }
+    }
+
+    /// The value of `key`, if it has not expired or been removed. Does not extend its life.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The value, or `nil`.
+    /// - Complexity: O(1).
+    @inlinable
+    public func value(forKey key: Key) -> Value? {
+        expirer.state.withLock { table in table.slot(of: key).map { table[$0].payload.value } }
+    }
+
+    /// Slides the expiry of `key` to its time to live from now.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: `true` if the entry was present (it now expires later), `false` if it had expired or was never
+    ///   set.
+    /// - Complexity: O(1); allocates nothing.
+    @discardableResult
+    @inlinable
+    public func touch(_ key: Key) -> Bool {
+        expirer.state.withLock { table in
+            guard let slot = table.slot(of: key) else { return false }
+            // A TTL that was valid when set stays valid: only an out-of-range deadline could throw.
+            do { try rearm(&table, slot, ttl: table[slot].payload.ttl) } catch { return false }
+            return true
+        }
+    }
+
+    /// Removes `key` and its expiry; `onExpire` is not called for it.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The removed value, or `nil` if there was none.
+    /// - Complexity: O(1).
+    @discardableResult
+    @inlinable
+    public func removeValue(forKey key: Key) -> Value? {
+        let wheel = wheel
+        return expirer.state.withLock { table in
+            guard let slot = table.slot(of: key) else { return nil }
+            let entry = table.remove(slot)
+            wheel.cancel(entry.handle)
+            return entry.payload.value
+        }
+    }
+
+    /// Throws unless `ttl` is a valid interval (called from inlinable code, so the check itself stays internal).
+    @usableFromInline
+    static func validate(ttl: Duration) throws(TempoError) {
+        try TempoError.validateInterval(ttl, name: "ttl")
+    }
+
+    /// Moves the timer of `slot` to `ttl` from now; when the wheel already took it for firing, arms a new one (the
+    /// firing becomes stale).
+    @inlinable
+    func rearm(_ table: inout State, _ slot: UInt32, ttl: Duration) throws(TempoError) {
+        if try wheel.reschedule(table[slot].handle, after: ttl) { return }
+        let token = table.renew(slot)
+        table[slot].handle = try wheel.schedule(after: ttl, value: token)
+    }
+
+    /// Checks the dictionary's and its wheel's invariants; traps when one is broken. A no-op in release builds. Call
+    /// it only while no expiry is being delivered.
+    ///
+    /// - Complexity: O(count) in debug builds.
+    public func _checkInvariants() {
+        #if DEBUG
+        let armed = expirer.state.withLock { table in
+            table._checkInvariants()
+            return table.slots.values.allSatisfy { wheel.isArmed(table[$0].handle) } ? table.count : -1
+        }
+        precondition(armed >= 0, "an entry's expiry is not armed")
+        wheel._checkInvariants()
+        #endif
+    }
+}

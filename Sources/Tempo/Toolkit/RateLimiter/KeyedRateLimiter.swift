@@ -1,0 +1,145 @@
+public import TempoLocks
+
+// Inlinable code calls `TempoMutex.withLock`: `Synchronization.Mutex`'s, except in the TSanVisibleLocks build.
+#if !TEMPO_TSAN_VISIBLE_LOCKS
+public import Synchronization
+#endif
+
+/// One rate limiter per key (a client, an IP address, an API token), whose idle keys are forgotten on a timing wheel.
+///
+/// ```swift
+/// let perClient = try KeyedRateLimiter<ClientID>(RateLimit(permits: 10, every: .seconds(1)))
+/// guard perClient.tryAcquire(client) else { return .tooManyRequests }
+/// ```
+///
+/// Each key gets its own ``RateLimit`` bucket, with the same exact arithmetic and timing as ``RateLimiter``. A key
+/// whose bucket has refilled completely is equal to a key never seen, so the limiter forgets it then: every
+/// admission moves the key's ``TimingWheel`` timer to the instant its bucket will be full, and when that timer
+/// fires (at the first tick at or after it) the key is dropped. Forgetting therefore never changes an answer, and
+/// memory holds only keys that were active within about `burst · period / permits`. Expiry work is proportional to
+/// the keys that go idle; admissions only store a later deadline.
+///
+/// **Cancellation.** Cancelling a task in ``acquire(_:)`` disarms its wait and throws `CancellationError` at once.
+///
+/// Thread-safety: every method may be called from any thread or task; the wheel forgets keys outside its lock.
+public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
+    /// Receives the wheel's timers: forgets the key that has refilled.
+    @usableFromInline
+    final class Evictor: TimingWheelHandler {
+        @usableFromInline let state = TempoMutex(WheelKeyTable<Key, Int128>())
+
+        @usableFromInline
+        func timerFired(value token: UInt64) {
+            state.withLock { table in
+                guard let slot = table.resolve(token) else { return }
+                table.remove(slot)
+            }
+        }
+    }
+
+    /// The rate of each key.
+    public let limit: RateLimit
+    /// The wheel that forgets idle keys.
+    public let wheel: TimingWheel
+    @usableFromInline let evictor = Evictor()
+    @usableFromInline let gcra: GCRA
+    @usableFromInline let origin: TimerInstant
+
+    /// Creates a limiter that knows no key yet.
+    ///
+    /// - Parameters:
+    ///   - limit: The rate of each key.
+    ///   - configuration: The wheel's tick (how soon after refilling a key is forgotten), clock (the one permits are
+    ///     measured on) and delivery.
+    ///   - scheduler: What reads time and drives the wheel: ``SystemScheduler/shared`` or a `VirtualClock`.
+    /// - Throws: ``TempoError`` when the configuration is invalid; see ``TimingWheel/Configuration/validate()``.
+    public init(
+        _ limit: RateLimit,
+        configuration: TimingWheel.Configuration = TimingWheel.Configuration(),
+        scheduler: any TimerScheduler = SystemScheduler.shared
+    ) throws(TempoError) {
+        self.limit = limit
+        gcra = GCRA(limit)
+        wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: evictor)
+        origin = wheel.now
+    }
+
+    /// The number of keys held: those whose bucket has not refilled yet.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var count: Int {
+        evictor.state.withLock { $0.count }
+    }
+
+    /// Takes one permit of `key` if one is free now.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: `true` if the permit was taken; `false` if none is free (nothing changes).
+    /// - Complexity: O(1) amortized; allocates nothing in steady state (only when more keys are held than ever).
+    @inlinable
+    public func tryAcquire(_ key: Key) -> Bool {
+        take(key, at: wheel.now) == nil
+    }
+
+    /// Takes one permit of `key`, waiting until one is free.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: `CancellationError` when the task is or gets cancelled (at once; no permit is taken).
+    public func acquire(_ key: Key) async throws {
+        let sleeper = TempoClock(wheel.configuration.clock, scheduler: wheel.scheduler)
+        while true {
+            try Task.checkCancellation()
+            guard let ready = take(key, at: wheel.now) else { return }
+            try await sleeper.sleep(until: origin + ready)
+        }
+    }
+
+    /// Admits one permit of `key` at `now`: `nil` when admitted, else when the next permit is free (since the origin).
+    @inlinable
+    func take(_ key: Key, at now: TimerInstant) -> Duration? {
+        let scaledNow = gcra.scaled(now - origin)
+        let wheel = wheel
+        let origin = origin
+        return evictor.state.withLock { table -> Duration? in
+            guard let slot = table.slot(of: key) else {
+                // A new key is a full bucket: the first permit is always free.
+                let tat = gcra.admit(scaledNow, now: scaledNow)!
+                let refilled = origin + gcra.refilled(tat)
+                // An out-of-range deadline (292 years) cannot come from a clock reading plus a valid rate.
+                _ = try? table.insert(key, tat) { token throws(TempoError) in
+                    try wheel.schedule(at: refilled, value: token)
+                }
+                return nil
+            }
+            guard let tat = gcra.admit(table[slot].payload, now: scaledNow) else {
+                return gcra.ready(table[slot].payload)
+            }
+            table[slot].payload = tat
+            let refilled = origin + gcra.refilled(tat)
+            if (try? wheel.reschedule(table[slot].handle, at: refilled)) != true {
+                // The wheel took the old timer for firing: that firing is stale now; arm a new one.
+                let token = table.renew(slot)
+                if let handle = try? wheel.schedule(at: refilled, value: token) { table[slot].handle = handle }
+            }
+            return nil
+        }
+    }
+
+    /// Checks the limiter's and its wheel's invariants; traps when one is broken. A no-op in release builds. Call it
+    /// only while no key is being forgotten.
+    ///
+    /// - Complexity: O(count) in debug builds.
+    public func _checkInvariants() {
+        #if DEBUG
+        let wheel = wheel
+        evictor.state.withLock { table in
+            table._checkInvariants()
+            for slot in table.slots.values {
+                precondition(wheel.isArmed(table[slot].handle), "key in slot \(slot) has no armed timer")
+            }
+        }
+        wheel._checkInvariants()
+        #endif
+    }
+}
