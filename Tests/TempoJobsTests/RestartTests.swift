@@ -85,6 +85,7 @@ final class CrashableStore: JobStore {
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await first.run() }
+                await settle(clock)
                 try await clock.sleep(for: .seconds(25))
                 group.cancelAll()  // nothing the dead process does afterwards reaches the store
             }

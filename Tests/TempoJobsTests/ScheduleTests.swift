@@ -102,9 +102,11 @@ import Testing
             let scheduler = makeScheduler(on: clock)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await scheduler.run() }
+                await settle(clock)
                 try await clock.sleep(for: .seconds(3))
                 try scheduler.register("late", schedule: .every(.seconds(10))) { _ in trace.append("t=\(clock.seconds)")
                 }
+                await settle(clock)
                 try await clock.sleep(for: .seconds(25))
                 scheduler.triggerGracefulShutdown()
                 try await group.waitForAll()
