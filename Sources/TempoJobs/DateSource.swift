@@ -41,9 +41,19 @@ struct DateSource {
     mutating func next(after reference: Date) -> Date? {
         switch kind {
         case .plan(let plan):
-            let base = max(reference.adding(.zero - offset), floor ?? .distantPast)
-            guard let date = try? plan.nextDate(after: base) else { return nil }
-            return date.adding(offset)
+            // A plan counts in nanoseconds, a `Date` in binary fractions of a second (about 0.1 µs apart in this
+            // century): the plan's next date, rounded to a `Date`, can land at or before `reference`. Ask again
+            // a little later until it is after, so dates strictly increase (no date runs twice).
+            var base = max(reference.adding(.zero - offset), floor ?? .distantPast)
+            var nudge = 1e-6
+            for _ in 0..<64 {
+                guard let planned = try? plan.nextDate(after: base) else { return nil }
+                let date = planned.adding(offset)
+                if date > reference { return date }
+                base = max(base, planned).addingTimeInterval(nudge)
+                nudge *= 2
+            }
+            return nil
         case .fixedDelay(let interval):
             defer { first = false }
             return reference.adding(first ? interval + offset : interval)

@@ -114,4 +114,22 @@ import Testing
         }
         #expect(trace.all == ["t=13.0", "t=23.0"])
     }
+
+    @Test func aSubMicrosecondGridRunsEachDateOnceWithNothingMissed() async throws {
+        // 0.3 s steps from 2026 are not whole in `Date`'s binary seconds: a plan's next date, rounded to a `Date`,
+        // may fall at or before the date it was asked after.
+        let clock = VirtualClock()
+        let dates = Trace()
+        let stats = try await clock.run {
+            let scheduler = makeScheduler(on: clock)
+            try scheduler.register("fast", schedule: .every(.milliseconds(300))) { context in
+                dates.append("\(context.plannedDate.timeIntervalSince1970)")
+            }
+            try await run(scheduler, on: clock, for: .milliseconds(30_050))
+            return try #require(scheduler.stats(for: "fast"))
+        }
+        let seen = dates.all.compactMap(Double.init)
+        #expect(seen.count == 100 && zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(stats.missed == 0 && stats.skipped == 0)
+    }
 }
