@@ -117,13 +117,13 @@ extension JobScheduler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
                     if Task.isCancelled || state.isReady(reason) { return true }
-                    state.waiters[id] = (reason, continuation)
+                    state.addWaiter(id, reason, continuation)
                     return false
                 }
                 if ready { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+            state.withLock { $0.removeWaiter(id) }?.resume()
         }
     }
 }

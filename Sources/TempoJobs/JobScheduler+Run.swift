@@ -66,7 +66,7 @@ extension JobScheduler {
             case .running:
                 state.phase = .draining
                 let commands = state.commands
-                let stop = state.takeWaiters { if case .stop = $0 { true } else { false } }
+                let stop = state.takeStopWaiters()
                 return Shutdown(
                     commands: commands, finish: state.finishIfDone(), running: state.runningJobs, stop: stop)
             case .draining, .finished:

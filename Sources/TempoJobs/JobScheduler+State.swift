@@ -64,7 +64,10 @@ extension JobScheduler {
         var planners = 0
         var runs: [UInt64: String] = [:]
         var nextID: UInt64 = 0
-        var waiters: [UInt64: (reason: WaitReason, continuation: CheckedContinuation<Void, Never>)] = [:]
+        /// Planners waiting for a job's runs to end (fixed delay, catch-up): few, so a run's end scans them.
+        var idleWaiters: [UInt64: (job: String, continuation: CheckedContinuation<Void, Never>)] = [:]
+        /// Planners waiting for shutdown: one per job, taken all at once.
+        var stopWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -150,16 +153,31 @@ extension JobScheduler {
         }
 
         mutating func takeWaiters(idle name: String) -> [CheckedContinuation<Void, Never>] {
-            takeWaiters { if case .idle(let job) = $0 { job == name } else { false } }
-        }
-
-        mutating func takeWaiters(where matches: (WaitReason) -> Bool) -> [CheckedContinuation<Void, Never>] {
+            guard !idleWaiters.isEmpty else { return [] }
             var resumed: [CheckedContinuation<Void, Never>] = []
-            for (id, waiter) in waiters where matches(waiter.reason) {
+            for (id, waiter) in idleWaiters where waiter.job == name {
                 resumed.append(waiter.continuation)
-                waiters[id] = nil
+                idleWaiters[id] = nil
             }
             return resumed
+        }
+
+        mutating func takeStopWaiters() -> [CheckedContinuation<Void, Never>] {
+            defer { stopWaiters = [:] }
+            return Array(stopWaiters.values)
+        }
+
+        /// Registers a waiter for `reason`.
+        mutating func addWaiter(_ id: UInt64, _ reason: WaitReason, _ continuation: CheckedContinuation<Void, Never>) {
+            switch reason {
+            case .idle(let job): idleWaiters[id] = (job, continuation)
+            case .stop: stopWaiters[id] = continuation
+            }
+        }
+
+        /// Removes the waiter `id` (its task was cancelled); returns it to resume.
+        mutating func removeWaiter(_ id: UInt64) -> CheckedContinuation<Void, Never>? {
+            idleWaiters.removeValue(forKey: id)?.continuation ?? stopWaiters.removeValue(forKey: id)
         }
 
         /// Whether a wait for `reason` is over already.
