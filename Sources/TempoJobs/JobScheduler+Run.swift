@@ -12,6 +12,7 @@ extension JobScheduler {
     ///   of jobs are never thrown here: they are logged and counted per job.
     public func run() async throws {
         let (stream, continuation) = AsyncStream.makeStream(of: Command.self)
+        let (newJobs, newJobsContinuation) = AsyncStream.makeStream(of: JobDefinition.self)
         let jobs = try state.withLock { state throws(JobError) -> [JobDefinition]? in
             guard !state.hasRun else {
                 throw JobError(.alreadyStarted, message: "run() was called on a scheduler that runs or ran already")
@@ -20,6 +21,7 @@ extension JobScheduler {
             guard state.phase == .idle else { return nil }
             state.phase = .running
             state.commands = continuation
+            state.newJobs = newJobsContinuation
             state.planners = state.order.count
             return state.order.compactMap { state.jobs[$0]?.definition }
         }
@@ -28,13 +30,18 @@ extension JobScheduler {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await withDiscardingTaskGroup { group in
-                    for job in jobs {
-                        group.addTask { await self.plan(job) }
+                    group.addTask {
+                        await withDiscardingTaskGroup { planners in
+                            for job in jobs {
+                                planners.addTask { await self.plan(job) }
+                            }
+                            for await job in newJobs {
+                                planners.addTask { await self.plan(job) }
+                            }
+                        }
                     }
                     for await command in stream {
                         switch command {
-                        case .plan(let job):
-                            group.addTask { await self.plan(job) }
                         case .run(let request):
                             group.addTask { await self.execute(request) }
                         case .graceTimer:
@@ -67,8 +74,11 @@ extension JobScheduler {
                 state.phase = .draining
                 let commands = state.commands
                 let stop = state.takeStopWaiters()
+                let newJobs = state.newJobs
+                state.newJobs = nil
                 return Shutdown(
-                    commands: commands, finish: state.finishIfDone(), running: state.runningJobs, stop: stop)
+                    commands: commands, finish: state.finishIfDone(), running: state.runningJobs, stop: stop,
+                    newJobs: newJobs)
             case .draining, .finished:
                 return nil
             }
@@ -83,6 +93,7 @@ extension JobScheduler {
         } else {
             commands.yield(.graceTimer)
         }
+        shutdown.newJobs?.finish()
         for planner in shutdown.stop { planner.resume() }
     }
 
@@ -92,6 +103,7 @@ extension JobScheduler {
         let finish: AsyncStream<Command>.Continuation?
         let running: [String]
         let stop: [CheckedContinuation<Void, Never>]
+        let newJobs: AsyncStream<JobDefinition>.Continuation?
     }
 
     /// Waits the grace period; then cancels the runs still going and names their jobs.

@@ -3,8 +3,6 @@ import Foundation
 extension JobScheduler {
     /// What the loop of `run()` does next, sent by planners, run ends and shutdown.
     enum Command: Sendable {
-        /// Start planning a job registered while the scheduler runs.
-        case plan(JobDefinition)
         /// Start a run.
         case run(RunRequest)
         /// Start the grace period's timer.
@@ -61,6 +59,9 @@ extension JobScheduler {
         var jobs: [String: JobRecord] = [:]
         var order: [String] = []
         var commands: AsyncStream<Command>.Continuation?
+        /// Jobs registered while the scheduler runs, for the planners' own task group (kept apart from the runs'
+        /// group: a task group removes an ended child in time linear in its children, and planners are many).
+        var newJobs: AsyncStream<JobDefinition>.Continuation?
         var planners = 0
         var runs: [UInt64: String] = [:]
         var nextID: UInt64 = 0
@@ -74,8 +75,8 @@ extension JobScheduler {
             return nextID
         }
 
-        /// Adds a job; returns the command stream when planning must start at once.
-        mutating func add(_ definition: JobDefinition) throws(JobError) -> AsyncStream<Command>.Continuation? {
+        /// Adds a job; returns the planners' stream when planning must start at once.
+        mutating func add(_ definition: JobDefinition) throws(JobError) -> AsyncStream<JobDefinition>.Continuation? {
             let name = definition.name
             guard jobs[name] == nil else {
                 throw JobError(.duplicateName, job: name, message: "a job named \"\(name)\" is already registered")
@@ -92,7 +93,7 @@ extension JobScheduler {
             order.append(name)
             guard phase == .running else { return nil }
             planners += 1
-            return commands
+            return newJobs
         }
 
         /// Decides about a date of `job` that came, due at `due`.

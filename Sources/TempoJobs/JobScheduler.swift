@@ -112,7 +112,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         let continuation = try state.withLock { state throws(JobError) in
             try state.add(definition)
         }
-        continuation?.yield(.plan(definition))
+        continuation?.yield(definition)
     }
 
     /// What the job named `name` did so far, or `nil` if no such job is registered.
