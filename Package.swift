@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Tempo", targets: ["Tempo"]),
         .library(name: "TempoTesting", targets: ["TempoTesting"]),
         .library(name: "TempoPlans", targets: ["TempoPlans"]),
+        .library(name: "TempoJobs", targets: ["TempoJobs"]),
         .executable(name: "tempo", targets: ["tempo"]),
     ],
     traits: [
@@ -35,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Thin C shims for Linux system calls that Glibc's module map does not expose (timerfd, prctl).
@@ -50,6 +53,26 @@ let package = Package(
         .target(name: "TempoTools", dependencies: ["Tempo", "TempoLocks", "CTempoShims", "CTempoToolsShims"]),
         // Calendar plans and cron text on Tempo's wall-clock timers (uses Foundation for Calendar and TimeZone).
         .target(name: "TempoPlans", dependencies: ["Tempo", "TempoLocks"]),
+        // Async jobs on a schedule, as a swift-service-lifecycle `Service` (uses swift-log; the core stays free of it).
+        .target(
+            name: "TempoJobs",
+            dependencies: [
+                "Tempo",
+                "TempoPlans",
+                "TempoLocks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The end-to-end SIGTERM test's subject: one slow job in a ServiceGroup (not a product).
+        .executableTarget(
+            name: "tempo-jobs-demo",
+            dependencies: [
+                "TempoJobs",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "tempo",
             dependencies: [
@@ -81,6 +104,20 @@ let package = Package(
         .testTarget(
             name: "TempoPlansTests",
             dependencies: ["Tempo", "TempoPlans", "TempoTesting", "TempoLocks"]
+        ),
+        // The dependency on the demo makes `swift build --build-tests` build the binary the SIGTERM test runs.
+        .testTarget(
+            name: "TempoJobsTests",
+            dependencies: [
+                "Tempo",
+                "TempoJobs",
+                "TempoPlans",
+                "TempoTesting",
+                "TempoLocks",
+                "tempo-jobs-demo",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
     ]
 )

@@ -1,0 +1,48 @@
+public import Foundation
+public import Logging
+
+/// What a job's body knows about its run: the date it stands for, how late it started, the attempt, a logger with
+/// the job's metadata, and cancellation.
+///
+/// The run's task is cancelled when its timeout expires and when the scheduler's grace period at shutdown ends;
+/// a body checks ``isCancelled`` (or calls `Task.checkCancellation()`, or awaits cancellable work) to stop early.
+///
+/// `JobContext` is a value type and is `Sendable`.
+public struct JobContext: Sendable {
+    /// The job's name.
+    public let name: String
+    /// The date this run stands for: a date of the schedule (spread included), or the latest missed date for a
+    /// catch-up run.
+    public let plannedDate: Date
+    /// How late the run started: from its due instant on the scheduler's clock to the instant the scheduler
+    /// started it (zero on time; for a catch-up run, from the planned date to the start). Retries keep the first
+    /// attempt's lateness.
+    public let lateness: Duration
+    /// The attempt, 1 for the first; retries count up.
+    public let attempt: Int
+    /// The scheduler's logger with the metadata `job`, `job.date` and `job.attempt`.
+    public let logger: Logger
+
+    /// Creates a context (the scheduler does; tests of a body may too).
+    ///
+    /// - Parameters:
+    ///   - name: The job's name.
+    ///   - plannedDate: The date the run stands for.
+    ///   - lateness: How late it started.
+    ///   - attempt: The attempt, from 1.
+    ///   - logger: The logger, given the metadata above.
+    public init(name: String, plannedDate: Date, lateness: Duration, attempt: Int, logger: Logger) {
+        self.name = name
+        self.plannedDate = plannedDate
+        self.lateness = lateness
+        self.attempt = attempt
+        var logger = logger
+        logger[metadataKey: "job"] = "\(name)"
+        logger[metadataKey: "job.date"] = "\(plannedDate.timeIntervalSince1970)"
+        logger[metadataKey: "job.attempt"] = "\(attempt)"
+        self.logger = logger
+    }
+
+    /// Whether the run's task is cancelled (timeout, or the end of the grace period at shutdown).
+    public var isCancelled: Bool { Task.isCancelled }
+}

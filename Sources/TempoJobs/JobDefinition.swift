@@ -1,0 +1,100 @@
+import Foundation
+import TempoPlans
+
+/// A registered job, validated: its name, resolved schedule, options, stable spread and body.
+final class JobDefinition: Sendable {
+    /// A schedule in the form the planner runs.
+    enum Schedule: Sendable {
+        /// The grid `anchor + k · interval`; the anchor is fixed when planning starts.
+        case every(Duration)
+        case fixedDelay(Duration)
+        case plan(Plan)
+        /// One date (a plan of it), kept apart so a past date can count as missed without a cursor.
+        case once(Date, Plan)
+    }
+
+    let name: String
+    let schedule: Schedule
+    let options: JobOptions
+    let offset: Duration
+    let seed: UInt64?
+    let body: @Sendable (JobContext) async throws -> Void
+
+    init(
+        name: String,
+        schedule: JobSchedule,
+        options: JobOptions,
+        seed: UInt64?,
+        body: @escaping @Sendable (JobContext) async throws -> Void
+    ) throws(JobError) {
+        guard !name.isEmpty else { throw JobError(.emptyName, message: "a job name must not be empty") }
+        self.name = name
+        self.schedule = try Self.resolve(schedule, job: name)
+        try Self.validate(options, job: name)
+        self.options = options
+        self.offset = options.spread.map { StableHash.offset(of: name, spread: $0) } ?? .zero
+        self.seed = seed.map { $0 ^ StableHash.of(name) }
+        self.body = body
+    }
+
+    private static func resolve(_ schedule: JobSchedule, job: String) throws(JobError) -> Schedule {
+        func invalid(_ message: String) -> JobError {
+            JobError(.invalidSchedule, job: job, message: "\(message) (job \"\(job)\")")
+        }
+        do {
+            switch schedule.kind {
+            case .every(let interval):
+                _ = try Plan.every(interval, anchor: Date(timeIntervalSince1970: 0))
+                return .every(interval)
+            case .fixedDelay(let interval):
+                guard interval > .zero else { throw invalid("a fixed delay must be more than zero, got \(interval)") }
+                return .fixedDelay(interval)
+            case .plan(let plan):
+                return .plan(plan)
+            case .cron(let text, let zone):
+                return .plan(try Plan.cron(text, in: zone))
+            case .at(let date):
+                return .once(date, try Plan.dates([date]))
+            }
+        } catch let error as PlanError {
+            throw invalid("invalid schedule \(schedule): \(error)")
+        } catch let error as JobError {
+            throw error
+        } catch {
+            throw invalid("invalid schedule \(schedule): \(error)")
+        }
+    }
+
+    private static func validate(_ options: JobOptions, job: String) throws(JobError) {
+        func invalid(_ message: String) -> JobError {
+            JobError(.invalidOptions, job: job, message: "\(message) (job \"\(job)\")")
+        }
+        if let timeout = options.timeout, timeout <= .zero {
+            throw invalid("a timeout must be more than zero, got \(timeout)")
+        }
+        if let spread = options.spread, spread <= .zero {
+            throw invalid("a spread must be more than zero, got \(spread)")
+        }
+        if case .concurrent(let limit) = options.overlap, limit < 1 {
+            throw invalid("a concurrency limit must be at least 1, got \(limit)")
+        }
+        if case .each(let within) = options.catchUp, within <= .zero {
+            throw invalid("a catch-up window must be more than zero, got \(within)")
+        }
+        if case .retry(let policy) = options.failure {
+            try policy.validate(job: job)
+        }
+    }
+}
+
+extension Date {
+    /// The date `duration` later (earlier when negative).
+    func adding(_ duration: Duration) -> Date {
+        addingTimeInterval(Backoff.seconds(duration))
+    }
+
+    /// The duration from this date to `other` (negative when `other` is earlier).
+    func duration(to other: Date) -> Duration {
+        .seconds(other.timeIntervalSince(self))
+    }
+}

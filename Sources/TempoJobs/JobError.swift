@@ -1,0 +1,61 @@
+/// An error that TempoJobs throws for bad input at registration, for misuse of a scheduler, and for a run that
+/// ran out of time.
+///
+/// Every error names the job in ``job`` (when there is one) and the rejected value in ``message``, so a message
+/// reads like `duplicateName: a job named "report" is already registered`. Registration that throws changes
+/// nothing. New codes may be added in later versions, so switch over ``code`` with a `default` branch.
+///
+/// `JobError` is a value type and is `Sendable`.
+public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of input or event the error is about.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+
+        private init(_ name: String) { self.name = name }
+
+        /// A job name that is empty.
+        public static let emptyName = Code("emptyName")
+        /// A job name that is already registered (registration rejects it; nothing is replaced).
+        public static let duplicateName = Code("duplicateName")
+        /// A schedule that cannot run: a zero or negative interval, cron text that does not parse, an unknown
+        /// time zone, a date outside the range plans can represent.
+        public static let invalidSchedule = Code("invalidSchedule")
+        /// A retry policy or backoff that cannot run: fewer than one attempt, a negative or zero delay, a cap
+        /// below the initial delay, a multiplier below 1.
+        public static let invalidRetryPolicy = Code("invalidRetryPolicy")
+        /// Job options that cannot run: a timeout, spread or grace window that is zero or negative, a
+        /// concurrency limit below one.
+        public static let invalidOptions = Code("invalidOptions")
+        /// A run that did not end within its timeout (it was cancelled, and the run counts as failed).
+        public static let timedOut = Code("timedOut")
+        /// `run()` was called on a scheduler that is already running or has run.
+        public static let alreadyStarted = Code("alreadyStarted")
+        /// A job was registered on a scheduler that is shutting down or has stopped.
+        public static let schedulerStopped = Code("schedulerStopped")
+
+        /// The code's name, for example `duplicateName`.
+        public var description: String { name }
+    }
+
+    /// What kind of input or event the error is about.
+    public let code: Code
+    /// The job's name, or `nil` when the error is not about one job.
+    public let job: String?
+    /// A sentence that says what was wrong and names the value.
+    public let message: String
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of input or event the error is about.
+    ///   - job: The job's name, if any.
+    ///   - message: A sentence that names the value and says what was expected.
+    public init(_ code: Code, job: String? = nil, message: String) {
+        self.code = code
+        self.job = job
+        self.message = message
+    }
+
+    /// The code and the message, for example `timedOut: job "sync" ran longer than 30.0 seconds`.
+    public var description: String { "\(code): \(message)" }
+}

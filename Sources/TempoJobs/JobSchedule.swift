@@ -1,0 +1,76 @@
+public import Foundation
+public import TempoPlans
+
+/// When a job runs: at a fixed rate, a fixed delay after the previous run ended, on a calendar plan or cron text,
+/// or once at a date.
+///
+/// A schedule is a value; ``JobScheduler/register(_:schedule:options:body:)`` validates it and throws
+/// ``JobError`` with ``JobError/Code/invalidSchedule`` naming the bad value, so building one never fails.
+///
+/// Dates are wall-clock dates (`Date`); the scheduler converts each wait into its own clock when the wait starts,
+/// so a plan follows a change of the wall clock at the next date it computes.
+///
+/// `JobSchedule` is a value type and is `Sendable`.
+public struct JobSchedule: Sendable, CustomStringConvertible {
+    enum Kind: Sendable {
+        case every(Duration)
+        case fixedDelay(Duration)
+        case plan(Plan)
+        case cron(String, TimeZone)
+        case at(Date)
+    }
+
+    let kind: Kind
+
+    /// Fixed rate: a run every `interval`, anchored so nothing drifts: run k is due at start + k · interval, the
+    /// first one interval after the scheduler starts (or, with a stored cursor, on the grid of the last date
+    /// served, so the phase survives a restart).
+    ///
+    /// A run still going at the next date meets the job's overlap policy (``JobOptions/Overlap``); a scheduler
+    /// that wakes late runs once for the dates it slept through (they count as ``JobStats/missed``).
+    ///
+    /// - Parameter interval: The period, more than zero.
+    /// - Returns: The schedule.
+    public static func every(_ interval: Duration) -> JobSchedule { JobSchedule(kind: .every(interval)) }
+
+    /// Fixed delay: the next run is due `interval` after the previous one ended (its last attempt, retries
+    /// included); the first one `interval` after the scheduler starts. Runs of such a job never overlap.
+    ///
+    /// - Parameter interval: The delay, more than zero.
+    /// - Returns: The schedule.
+    public static func fixedDelay(_ interval: Duration) -> JobSchedule { JobSchedule(kind: .fixedDelay(interval)) }
+
+    /// The dates of a calendar plan (TempoPlans), in its time zone and with its daylight-saving rule.
+    ///
+    /// - Parameter plan: The plan; one without future dates ends the job.
+    /// - Returns: The schedule.
+    public static func plan(_ plan: Plan) -> JobSchedule { JobSchedule(kind: .plan(plan)) }
+
+    /// The dates cron text matches in a time zone (the syntax of `Plan.cron(_:in:localTimes:)`).
+    ///
+    /// - Parameters:
+    ///   - text: Five or six fields, or a macro such as `@hourly`.
+    ///   - timeZone: The zone whose local time the fields speak (default: the current zone).
+    /// - Returns: The schedule; text that does not parse is rejected at registration, naming the field.
+    public static func cron(_ text: String, in timeZone: TimeZone = .current) -> JobSchedule {
+        JobSchedule(kind: .cron(text, timeZone))
+    }
+
+    /// Once, at `date`. A date already past when the scheduler starts runs at once unless the catch-up policy is
+    /// ``JobOptions/CatchUp/skip`` (or a stored cursor says it ran).
+    ///
+    /// - Parameter date: The date.
+    /// - Returns: The schedule.
+    public static func at(_ date: Date) -> JobSchedule { JobSchedule(kind: .at(date)) }
+
+    /// What the schedule is, in words, for example `every 300.0 seconds`.
+    public var description: String {
+        switch kind {
+        case .every(let interval): "every \(interval)"
+        case .fixedDelay(let interval): "fixed delay \(interval)"
+        case .plan(let plan): "plan \(plan)"
+        case .cron(let text, let zone): "cron \"\(text)\" in \(zone.identifier)"
+        case .at(let date): "at \(date)"
+        }
+    }
+}

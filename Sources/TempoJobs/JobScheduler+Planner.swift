@@ -1,0 +1,129 @@
+import Foundation
+
+extension JobScheduler {
+    /// Plans one job's dates until its schedule ends, the job stops, or shutdown begins.
+    func plan(_ job: JobDefinition) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.planDates(of: job) }
+            group.addTask { await self.wait(for: .stop) }
+            await group.next()
+            group.cancelAll()
+        }
+        let finish = state.withLock { state in
+            state.planners -= 1
+            return state.finishIfDone()
+        }
+        finish?.finish()
+    }
+
+    private func planDates(of job: JobDefinition) async {
+        let cursor = await loadCursor(of: job)
+        let start = wallClock()
+        var source = DateSource(job.schedule, offset: job.offset, start: start, cursor: cursor?.lastDate)
+        guard await catchUp(job, source: source, cursor: cursor?.lastDate, now: start) else { return }
+        var reference = wallClock()
+        while !Task.isCancelled {
+            guard let date = source.next(after: reference) else {
+                update(job.name) { $0.isStopped = true }
+                logger.info("job has no more dates", metadata: ["job": "\(job.name)"])
+                return
+            }
+            let due = clock.now.advanced(by: wallClock().duration(to: date))
+            do {
+                try await clock.sleep(until: due, tolerance: nil)
+            } catch {
+                return  // shutdown
+            }
+            let now = wallClock()
+            let slept = source.dates(after: date, through: now).count
+            if slept > 0 {
+                update(job.name) { $0.missed += slept }
+                logger.warning(
+                    "job woke late; one run stands for the dates it slept through",
+                    metadata: ["job": "\(job.name)", "missed": "\(slept)"])
+            }
+            guard admit(job, date: date, due: due) else { return }
+            if case .fixedDelay = job.schedule {
+                await wait(for: .idle(job.name))
+                reference = wallClock()
+            } else {
+                reference = max(date, now)
+            }
+        }
+    }
+
+    /// Runs the dates missed while the process was down, as the job's catch-up policy says; `false` when
+    /// planning must end.
+    private func catchUp(_ job: JobDefinition, source: DateSource, cursor: Date?, now: Date) async -> Bool {
+        var missed: [Date] = []
+        if let cursor {
+            missed = source.dates(after: cursor, through: now)
+        } else if case .once(let date, _) = job.schedule, date <= now {
+            missed = [date]
+        }
+        guard !missed.isEmpty else { return true }
+        let toRun: [Date]
+        switch job.options.catchUp {
+        case .skip: toRun = []
+        case .once: toRun = [missed[missed.count - 1]]
+        case .each(let within): toRun = missed.filter { $0 >= now.adding(.zero - within) }
+        }
+        update(job.name) { $0.missed += missed.count - toRun.count }
+        logger.info(
+            "job missed dates while the process was down",
+            metadata: ["job": "\(job.name)", "missed": "\(missed.count)", "catchUp": "\(toRun.count)"])
+        for date in toRun {
+            let due = clock.now.advanced(by: wallClock().duration(to: date))
+            guard admit(job, date: date, due: due) else { return false }
+            await wait(for: .idle(job.name))
+            if Task.isCancelled { return false }
+        }
+        return true
+    }
+
+    /// Hands a date that came to the overlap policy; starts, queues or skips its run. `false` when planning must
+    /// end.
+    private func admit(_ job: JobDefinition, date: Date, due: C.Instant) -> Bool {
+        let (admission, commands) = state.withLock { ($0.admit(job, date: date, due: due), $0.commands) }
+        switch admission {
+        case .start(let request):
+            commands?.yield(.run(request))
+        case .skipped(let running):
+            logger.warning(
+                "job skipped a date: its previous run is still going",
+                metadata: ["job": "\(job.name)", "job.date": "\(date.timeIntervalSince1970)", "running": "\(running)"])
+        case .queued:
+            logger.debug("job queued a date behind its running run", metadata: ["job": "\(job.name)"])
+        case .stop:
+            return false
+        }
+        return true
+    }
+
+    /// Changes one job's statistics under the lock.
+    func update(_ name: String, _ change: (inout JobStats) -> Void) {
+        state.withLock { state in
+            if var record = state.jobs[name] {
+                change(&record.stats)
+                state.jobs[name] = record
+            }
+        }
+    }
+
+    /// Suspends until `reason` holds or the task is cancelled.
+    func wait(for reason: WaitReason) async {
+        let id = state.withLock { $0.makeID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if Task.isCancelled || state.isReady(reason) { return true }
+                    state.addWaiter(id, reason, continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.removeWaiter(id) }?.resume()
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+extension JobScheduler {
+    /// What the loop of `run()` does next, sent by planners, run ends and shutdown.
+    enum Command: Sendable {
+        /// Start a run.
+        case run(RunRequest)
+        /// Start the grace period's timer.
+        case graceTimer
+        /// The grace period ended: cancel every run still going.
+        case cancelRuns
+    }
+
+    /// A run to start: the job, the date it stands for and the instant it was due on the clock.
+    struct RunRequest: Sendable {
+        let job: JobDefinition
+        let date: Date
+        let due: C.Instant
+        let id: UInt64
+    }
+
+    /// What a planner does with a date that came.
+    enum Admission {
+        case start(RunRequest)
+        case skipped(running: Int)
+        case queued
+        /// The job or the scheduler stopped: plan no more.
+        case stop
+    }
+
+    enum Phase {
+        case idle
+        case running
+        case draining
+        case finished
+    }
+
+    /// One job's record: its definition, statistics, queued date and jitter generator.
+    struct JobRecord {
+        let definition: JobDefinition
+        var stats = JobStats()
+        var queued: RunRequest?
+        var random: JobRandom
+    }
+
+    /// What waits on the scheduler's state.
+    enum WaitReason {
+        /// A planner waits until no run of the job is going (fixed delay, catch-up).
+        case idle(String)
+        /// A planner waits for shutdown, to stop planning.
+        case stop
+    }
+
+    /// The scheduler's state, behind its lock. Methods return what to do once the lock is released.
+    struct State {
+        var phase = Phase.idle
+        /// Whether `run()` was called (a shutdown before it makes it return at once).
+        var hasRun = false
+        var jobs: [String: JobRecord] = [:]
+        var order: [String] = []
+        var commands: AsyncStream<Command>.Continuation?
+        /// Jobs registered while the scheduler runs, for the planners' own task group (kept apart from the runs'
+        /// group: a task group removes an ended child in time linear in its children, and planners are many).
+        var newJobs: AsyncStream<JobDefinition>.Continuation?
+        var planners = 0
+        var runs: [UInt64: String] = [:]
+        var nextID: UInt64 = 0
+        /// Planners waiting for a job's runs to end (fixed delay, catch-up): few, so a run's end scans them.
+        var idleWaiters: [UInt64: (job: String, continuation: CheckedContinuation<Void, Never>)] = [:]
+        /// Planners waiting for shutdown: one per job, taken all at once.
+        var stopWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
+
+        /// Adds a job; returns the planners' stream when planning must start at once.
+        mutating func add(_ definition: JobDefinition) throws(JobError) -> AsyncStream<JobDefinition>.Continuation? {
+            let name = definition.name
+            guard jobs[name] == nil else {
+                throw JobError(.duplicateName, job: name, message: "a job named \"\(name)\" is already registered")
+            }
+            switch phase {
+            case .draining, .finished:
+                throw JobError(
+                    .schedulerStopped, job: name,
+                    message: "cannot register job \"\(name)\": the scheduler is shutting down or has stopped")
+            case .idle, .running:
+                break
+            }
+            jobs[name] = JobRecord(definition: definition, random: JobRandom(seed: definition.seed))
+            order.append(name)
+            guard phase == .running else { return nil }
+            planners += 1
+            return newJobs
+        }
+
+        /// Decides about a date of `job` that came, due at `due`.
+        mutating func admit(_ job: JobDefinition, date: Date, due: C.Instant) -> Admission {
+            guard phase == .running, var record = jobs[job.name], !record.stats.isStopped else { return .stop }
+            defer { jobs[job.name] = record }
+            let running = record.stats.running
+            let request = RunRequest(job: job, date: date, due: due, id: makeID())
+            switch job.options.overlap {
+            case .skip where running >= 1:
+                record.stats.skipped += 1
+                return .skipped(running: running)
+            case .queueOne where running >= 1:
+                guard record.queued == nil else {
+                    record.stats.skipped += 1
+                    return .skipped(running: running)
+                }
+                record.queued = request
+                return .queued
+            case .concurrent(let limit) where running >= limit:
+                record.stats.skipped += 1
+                return .skipped(running: running)
+            default:
+                start(request, in: &record)
+                return .start(request)
+            }
+        }
+
+        private mutating func start(_ request: RunRequest, in record: inout JobRecord) {
+            record.stats.running += 1
+            record.stats.started += 1
+            runs[request.id] = request.job.name
+        }
+
+        /// A run ended; returns the queued run to start, the waiters to resume and whether `run()` may end.
+        mutating func runEnded(
+            _ request: RunRequest
+        ) -> (next: RunRequest?, resume: [CheckedContinuation<Void, Never>], finish: AsyncStream<Command>.Continuation?)
+        {
+            let name = request.job.name
+            runs[request.id] = nil
+            var next: RunRequest?
+            if var record = jobs[name] {
+                record.stats.running -= 1
+                if let queued = record.queued {
+                    record.queued = nil
+                    if phase == .running && !record.stats.isStopped {
+                        start(queued, in: &record)
+                        next = queued
+                    } else {
+                        record.stats.skipped += 1
+                    }
+                }
+                jobs[name] = record
+            }
+            let resume = jobs[name]?.stats.running == 0 ? takeWaiters(idle: name) : []
+            return (next, resume, finishIfDone())
+        }
+
+        mutating func takeWaiters(idle name: String) -> [CheckedContinuation<Void, Never>] {
+            guard !idleWaiters.isEmpty else { return [] }
+            var resumed: [CheckedContinuation<Void, Never>] = []
+            for (id, waiter) in idleWaiters where waiter.job == name {
+                resumed.append(waiter.continuation)
+                idleWaiters[id] = nil
+            }
+            return resumed
+        }
+
+        mutating func takeStopWaiters() -> [CheckedContinuation<Void, Never>] {
+            defer { stopWaiters = [:] }
+            return Array(stopWaiters.values)
+        }
+
+        /// Registers a waiter for `reason`.
+        mutating func addWaiter(_ id: UInt64, _ reason: WaitReason, _ continuation: CheckedContinuation<Void, Never>) {
+            switch reason {
+            case .idle(let job): idleWaiters[id] = (job, continuation)
+            case .stop: stopWaiters[id] = continuation
+            }
+        }
+
+        /// Removes the waiter `id` (its task was cancelled); returns it to resume.
+        mutating func removeWaiter(_ id: UInt64) -> CheckedContinuation<Void, Never>? {
+            idleWaiters.removeValue(forKey: id)?.continuation ?? stopWaiters.removeValue(forKey: id)
+        }
+
+        /// Whether a wait for `reason` is over already.
+        func isReady(_ reason: WaitReason) -> Bool {
+            switch reason {
+            case .idle(let name): (jobs[name]?.stats.running ?? 0) == 0
+            case .stop: phase != .running
+            }
+        }
+
+        /// The command stream to finish when shutdown has nothing left to wait for.
+        mutating func finishIfDone() -> AsyncStream<Command>.Continuation? {
+            guard phase == .draining, planners == 0, runs.isEmpty, let commands else { return nil }
+            self.commands = nil
+            phase = .finished
+            return commands
+        }
+
+        /// The names of the jobs with runs going, sorted.
+        var runningJobs: [String] {
+            Set(runs.values).sorted()
+        }
+    }
+}

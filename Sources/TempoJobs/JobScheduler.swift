@@ -1,0 +1,137 @@
+public import Foundation
+public import Logging
+public import ServiceLifecycle
+import TempoLocks
+import TempoPlans
+
+/// Runs async jobs on schedules, as a swift-service-lifecycle `Service`: add it to the app's `ServiceGroup` (a
+/// Vapor or Hummingbird app's too) and it stops gracefully with the app.
+///
+/// ```swift
+/// let scheduler = JobScheduler(logger: logger)
+/// try scheduler.register("refresh-cache", schedule: .every(.minutes(5))) { context in
+///     try await cache.refresh()
+/// }
+/// let group = ServiceGroup(services: [scheduler], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()
+/// ```
+///
+/// Each job is a name, a ``JobSchedule``, ``JobOptions`` and an async body. `run()` starts every registered job's
+/// planning; a job registered while the scheduler runs starts at once. A date's run starts on time unless the
+/// job's overlap policy skips or queues it; a run's errors are logged, counted (``stats(for:)``) and handled by
+/// its failure policy, and never stop other jobs.
+///
+/// Graceful shutdown (the `ServiceGroup`'s, or ``triggerGracefulShutdown()``): no new run or retry starts;
+/// running runs get ``Configuration/gracePeriod`` on the scheduler's clock to end, then their tasks are cancelled,
+/// naming the jobs still running in an error log; `run()` returns when the last run has ended. Runs are child
+/// tasks of `run()`, so a body that ignores cancellation keeps `run()` from returning until it ends (a
+/// `ServiceGroup`'s `maximumCancellationDuration` bounds that for the process); it never blocks other jobs.
+/// Cancelling the task of `run()` cancels every run at once.
+///
+/// Time: the scheduler waits on `clock` (pass a `VirtualClock` in tests, where every policy runs in virtual time)
+/// and reads dates from `wallClock`; each wait for a date is converted to `clock` when it starts.
+///
+/// Thread-safety: every method may be called from any task; state lives behind one lock, and no job's body runs
+/// while it is held.
+public final class JobScheduler<C: Clock>: Service where C.Duration == Duration {
+    /// Settings of the whole scheduler.
+    public struct Configuration: Sendable {
+        /// How long running runs may go on after graceful shutdown began before their tasks are cancelled
+        /// (default 30 seconds); zero cancels them at once.
+        public var gracePeriod: Duration
+        /// A seed for the retry jitter of every job (each job's generator is seeded from it and the job's name),
+        /// for the same waits on every run; `nil` (default) for the system's generator.
+        public var randomSeed: UInt64?
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - gracePeriod: Time given to running runs at shutdown (default 30 s; not negative).
+        ///   - randomSeed: The seed of the retry jitter (default none: the system's generator).
+        public init(gracePeriod: Duration = .seconds(30), randomSeed: UInt64? = nil) {
+            self.gracePeriod = gracePeriod
+            self.randomSeed = randomSeed
+        }
+    }
+
+    let configuration: Configuration
+    let store: any JobStore
+    let logger: Logger
+    let clock: C
+    let wallClock: @Sendable () -> Date
+    let state = TempoMutex(State())
+
+    /// Creates a scheduler with no jobs.
+    ///
+    /// - Parameters:
+    ///   - configuration: The grace period and the jitter's seed.
+    ///   - store: Where cursors are kept (default: a new ``InMemoryJobStore``).
+    ///   - logger: The logger for runs, failures and shutdown; each run's ``JobContext/logger`` adds the job's
+    ///     metadata.
+    ///   - wallClock: The source of dates for plans and cursors (default `Date.init`).
+    ///   - clock: The clock to wait on.
+    /// - Precondition: `configuration.gracePeriod` is not negative.
+    public init(
+        configuration: Configuration = Configuration(),
+        store: any JobStore = InMemoryJobStore(),
+        logger: Logger,
+        wallClock: @escaping @Sendable () -> Date = { Date() },
+        clock: C
+    ) {
+        precondition(configuration.gracePeriod >= .zero, "the grace period must not be negative")
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        self.wallClock = wallClock
+        self.clock = clock
+    }
+
+    /// Registers a job; it starts when ``run()`` does, or at once if the scheduler is running.
+    ///
+    /// A name is registered once: a second registration of a name throws ``JobError/Code/duplicateName`` and
+    /// leaves the first job as it was (remove-and-replace is not offered, so a job's cursor and statistics always
+    /// belong to one body).
+    ///
+    /// - Parameters:
+    ///   - name: The job's name, unique in the scheduler and the key of its cursor; not empty.
+    ///   - schedule: When it runs.
+    ///   - options: Its overlap, failure, timeout, catch-up, delivery and spread (default ``JobOptions/init(overlap:failure:timeout:catchUp:delivery:spread:)``).
+    ///   - body: The work, given the run's context; runs in a child task of `run()`.
+    /// - Throws: ``JobError`` naming the value: ``JobError/Code/emptyName``, ``JobError/Code/duplicateName``,
+    ///   ``JobError/Code/invalidSchedule``, ``JobError/Code/invalidRetryPolicy``,
+    ///   ``JobError/Code/invalidOptions``, or ``JobError/Code/schedulerStopped`` after shutdown began. Nothing
+    ///   changes when it throws.
+    public func register(
+        _ name: String,
+        schedule: JobSchedule,
+        options: JobOptions = JobOptions(),
+        body: @escaping @Sendable (JobContext) async throws -> Void
+    ) throws(JobError) {
+        let definition = try JobDefinition(
+            name: name, schedule: schedule, options: options, seed: configuration.randomSeed, body: body)
+        let continuation = try state.withLock { state throws(JobError) in
+            try state.add(definition)
+        }
+        continuation?.yield(definition)
+    }
+
+    /// What the job named `name` did so far, or `nil` if no such job is registered.
+    ///
+    /// - Parameter name: The job's name.
+    /// - Returns: A snapshot of its statistics.
+    public func stats(for name: String) -> JobStats? {
+        state.withLock { $0.jobs[name]?.stats }
+    }
+
+    /// The names of the registered jobs, in the order they were registered.
+    public var jobNames: [String] {
+        state.withLock { $0.order }
+    }
+
+    /// Begins graceful shutdown, as a `ServiceGroup` does: no new run starts, running runs get the grace period,
+    /// then cancellation; ``run()`` returns when the last has ended. Before `run()`, it makes `run()` return at
+    /// once. Calling it again does nothing.
+    public func triggerGracefulShutdown() {
+        beginShutdown()
+    }
+}

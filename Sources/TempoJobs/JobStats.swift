@@ -1,0 +1,34 @@
+/// What one job did so far: runs started, succeeded and failed, dates skipped, retries, timeouts, the last error.
+///
+/// Read with ``JobScheduler/stats(for:)``; a snapshot, taken under the scheduler's lock.
+///
+/// `JobStats` is a value type and is `Sendable`.
+public struct JobStats: Sendable, Hashable {
+    /// Runs started (a run with retries counts once).
+    public var started = 0
+    /// Runs that ended without an error (on some attempt).
+    public var succeeded = 0
+    /// Runs that ended with an error after their last attempt.
+    public var failed = 0
+    /// Attempts that threw or timed out, retried or not.
+    public var failedAttempts = 0
+    /// Attempts that ran out of their timeout.
+    public var timedOut = 0
+    /// Retries started.
+    public var retries = 0
+    /// Dates skipped by the overlap policy (a run was still going).
+    public var skipped = 0
+    /// Dates a late wake-up slept through (coalesced into one run), and missed dates the catch-up policy did not
+    /// run.
+    public var missed = 0
+    /// Runs going right now.
+    public var running = 0
+    /// Whether the job stopped for good: its ``JobOptions/Failure/stopJob`` policy met a failure, or its
+    /// schedule has no more dates.
+    public var isStopped = false
+    /// The last error a run threw (or the timeout, or a store error), as text; `nil` if none.
+    public var lastError: String?
+
+    /// Creates empty statistics.
+    public init() {}
+}

@@ -1,0 +1,133 @@
+import Logging
+import ServiceLifecycle
+import TempoJobs
+import TempoTesting
+import Testing
+
+/// Graceful shutdown: no new run, a grace period, then cancellation; `run()` returns when the last run ended.
+@Suite struct ShutdownTests {
+    @Test func aRunGoingAtShutdownFinishesWithinTheGracePeriodAndNoNewRunStarts() async throws {
+        let clock = VirtualClock()
+        let trace = Trace()
+        let ended = try await clock.run {
+            let scheduler = makeScheduler(on: clock, gracePeriod: .seconds(30))
+            try scheduler.register("long", schedule: .every(.seconds(10))) { _ in
+                trace.append("start \(clock.seconds)")
+                try await clock.sleep(for: .seconds(20))
+                trace.append("end \(clock.seconds)")
+            }
+            return try await run(scheduler, on: clock, for: .seconds(15))
+        }
+        #expect(trace.all == ["start 10.0", "end 30.0"])
+        #expect(ended == 30)
+    }
+
+    @Test func theGracePeriodEndsInCancellationNamingTheJobsStillRunning() async throws {
+        let clock = VirtualClock()
+        let trace = Trace()
+        let log = Trace()
+        let ended = try await clock.run {
+            let scheduler = makeScheduler(on: clock, log: log, gracePeriod: .seconds(10))
+            try scheduler.register("endless", schedule: .every(.seconds(10))) { _ in
+                do {
+                    try await clock.sleep(for: .seconds(1000))
+                } catch {
+                    trace.append("cancelled \(clock.seconds)")
+                    throw error
+                }
+            }
+            return try await run(scheduler, on: clock, for: .seconds(15))
+        }
+        #expect(trace.all == ["cancelled 25.0"])
+        #expect(ended == 25)
+        #expect(
+            log.all.contains { $0.hasPrefix("error job scheduler: grace period ended") && $0.contains("jobs=endless") })
+    }
+
+    @Test func aBodyIgnoringCancellationIsReportedAndDoesNotBlockOtherJobs() async throws {
+        let clock = VirtualClock()
+        let log = Trace()
+        let (ended, other) = try await clock.run {
+            let scheduler = makeScheduler(on: clock, log: log, gracePeriod: .seconds(10))
+            try scheduler.register("stubborn", schedule: .at(wallDate(5))) { _ in
+                // Ignores cancellation: waits out 100 s of the clock on a callback that cancellation cannot end.
+                let deadline = clock.now(.monotonic).advanced(by: .seconds(100))
+                await withCheckedContinuation { continuation in
+                    _ = clock.schedule(at: deadline, leeway: .zero, clock: .monotonic) { continuation.resume() }
+                }
+            }
+            try scheduler.register("other", schedule: .every(.seconds(10))) { _ in }
+            let ended = try await run(scheduler, on: clock, for: .seconds(55))
+            return (ended, scheduler.stats(for: "other")?.succeeded)
+        }
+        #expect(other == 5)  // 10 ... 50, while "stubborn" never returned
+        #expect(
+            log.all.contains { $0.hasPrefix("error job scheduler: grace period ended") && $0.contains("jobs=stubborn") }
+        )
+        #expect(ended == 105)  // runs are child tasks: run() returns when the stubborn body does
+    }
+
+    @Test func noRetryStartsOnceShutdownBegan() async throws {
+        let clock = VirtualClock()
+        let trace = Trace()
+        try await clock.run {
+            let scheduler = makeScheduler(on: clock)
+            let policy = RetryPolicy(attempts: 5, backoff: .constant(.seconds(10)))
+            try scheduler.register("r", schedule: .at(wallDate(5)), options: JobOptions(failure: .retry(policy))) {
+                context in
+                trace.append("attempt \(context.attempt) at \(clock.seconds)")
+                throw Boom()
+            }
+            try await run(scheduler, on: clock, for: .seconds(20))
+        }
+        #expect(trace.all == ["attempt 1 at 5.0", "attempt 2 at 15.0"])
+    }
+
+    @Test func shutdownBeforeRunMakesRunReturnAtOnceAndRunTwiceThrows() async throws {
+        let clock = VirtualClock()
+        let scheduler = makeScheduler(on: clock)
+        scheduler.triggerGracefulShutdown()
+        try await scheduler.run()
+        await #expect(throws: JobError.self) { try await scheduler.run() }
+        #expect(throws: JobError.self) { try scheduler.register("x", schedule: .every(.seconds(1))) { _ in } }
+    }
+
+    @Test func inAServiceGroupTheGroupsGracefulShutdownStopsTheScheduler() async throws {
+        let clock = VirtualClock()
+        let trace = Trace()
+        let ended = try await clock.run {
+            let scheduler = makeScheduler(on: clock)
+            try scheduler.register("report", schedule: .every(.seconds(10))) { _ in
+                trace.append("start \(clock.seconds)")
+                try await clock.sleep(for: .seconds(8))
+                trace.append("end \(clock.seconds)")
+            }
+            let group = ServiceGroup(
+                services: [scheduler], logger: Logger(label: "group") { _ in RecordingLogHandler(trace: trace) })
+            return try await withThrowingTaskGroup(of: Double?.self) { tasks in
+                tasks.addTask {
+                    try await group.run()
+                    return clock.seconds
+                }
+                // The group sets up its signal handling off the clock's sight: keep time still until the job's
+                // first wait is armed (a bound of 60 s of real time only catches a hang).
+                let armed = await clock.holdingTime {
+                    let start = ContinuousClock.now
+                    while clock.pendingCount == 0 && start.duration(to: .now) < .seconds(60) {
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
+                    return clock.pendingCount > 0
+                }
+                #expect(armed)
+                try await clock.sleep(for: .seconds(25))
+                await group.triggerGracefulShutdown()
+                var ended = 0.0
+                for try await value in tasks { if let value { ended = value } }
+                return ended
+            }
+        }
+        #expect(trace.all.filter { !$0.hasPrefix("debug") } == ["start 10.0", "end 18.0", "start 20.0", "end 28.0"])
+        #expect(trace.all.contains { $0.hasPrefix("debug Triggering graceful shutdown for service") })
+        #expect(ended == 28)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// End to end: the `tempo-jobs-demo` process, told SIGTERM while a run is going, lets that run finish, starts no
+/// other, and exits 0.
+@Suite struct SignalTests {
+    static let demo: URL? = {
+        var directory = Bundle.main.bundleURL
+        if directory.pathExtension == "xctest" || !FileManager.default.fileExists(atPath: directory.path) {
+            directory.deleteLastPathComponent()
+        }
+        let candidates = [
+            directory.appendingPathComponent("tempo-jobs-demo"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("tempo-jobs-demo"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    @Test func sigtermDuringARunLetsItFinishStartsNoneAndExitsZero() async throws {
+        let url = try #require(Self.demo, "tempo-jobs-demo not found next to the tests: run swift build --build-tests")
+        let result = try await withCheckedThrowingContinuation { continuation in
+            // A thread of its own: the waits below block, and must not block Swift concurrency's few threads.
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try Self.runDemo(url) })
+            }
+        }
+        #expect(result.status == 0, "stdout: \(result.stdout)")
+        #expect(result.stdout.contains("run 1 started\nrun 1 finished\n"), "stdout: \(result.stdout)")
+        #expect(!result.stdout.contains("run 2 started"), "stdout: \(result.stdout)")
+        #expect(result.stdout.contains("exited"), "stdout: \(result.stdout)")
+    }
+
+    /// Starts the demo, waits (up to 60 s of real time, a bound that only catches a hang) for its first run to
+    /// start, sends SIGTERM, and waits (up to 120 s) for it to exit.
+    private static func runDemo(_ url: URL) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = url
+        process.environment = ["RUN_SECONDS": "2"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let output = Trace()
+        let reader = Thread {
+            while true {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                output.append(String(decoding: chunk, as: UTF8.self))
+            }
+        }
+        try process.run()
+        reader.start()
+        func text() -> String { output.all.joined() }
+        let readyBy = Date().addingTimeInterval(60)
+        while !text().contains("run 1 started") && process.isRunning && Date() < readyBy { usleep(10_000) }
+        kill(process.processIdentifier, SIGTERM)
+        let exitBy = Date().addingTimeInterval(120)
+        while process.isRunning && Date() < exitBy { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        while !text().contains("exited") && Date() < exitBy { usleep(10_000) }
+        return (process.terminationStatus, text())
+    }
+}
