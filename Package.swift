@@ -20,7 +20,15 @@ let package = Package(
                 depend on Tempo with `traits: []` so that it never resolves those packages.
                 """
         ),
-        .default(enabledTraits: ["CLI"]),
+        .trait(
+            name: "Jobs",
+            description: """
+                Builds `TempoJobs`, the only library product that needs swift-log and swift-service-lifecycle. On by \
+                default; a package that depends on Tempo with `traits: []` resolves neither, and names \
+                `traits: ["Jobs"]` to use `TempoJobs`.
+                """
+        ),
+        .default(enabledTraits: ["CLI", "Jobs"]),
         .trait(
             name: "TSanVisibleLocks",
             description: """
@@ -60,8 +68,9 @@ let package = Package(
                 "Tempo",
                 "TempoPlans",
                 "TempoLocks",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Jobs"])),
             ]
         ),
         // The end-to-end SIGTERM test's subject: one slow job in a ServiceGroup (not a product).
@@ -69,8 +78,9 @@ let package = Package(
             name: "tempo-jobs-demo",
             dependencies: [
                 "TempoJobs",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Jobs"])),
             ]
         ),
         .executableTarget(
