@@ -223,8 +223,7 @@ public final class PlanTimer: Sendable {
         let timer: TempoTimer
         do {
             timer = try TempoTimer(
-                every: .seconds(1), repeats: .once, first: .at(deadline), leeway: leeway,
-                delivery: .queue(queue), clock: .wall, scheduler: scheduler
+                .at(.wall(deadline), leeway: leeway, delivery: .queue(queue)), scheduler: scheduler
             ) { [self] _ in
                 guard mutable.withLock({ $0.generation == generation && $0.state == .running }) else { return }
                 advance()

@@ -88,14 +88,8 @@ public final class TempoTimer: Sendable {
         try self.init(configuration: configuration, scheduler: scheduler, handler: handler)
     }
 
-    /// Creates a timer from a configuration.
-    ///
-    /// - Parameters:
-    ///   - configuration: The schedule, clock, leeway, delivery and late-tick policy.
-    ///   - scheduler: The scheduler that provides time.
-    ///   - handler: Called for each tick.
-    /// - Throws: ``TempoError`` when the configuration is invalid.
-    public convenience init(
+    /// Creates a timer from a configuration (inside the package: the public form takes a ``TimerSchedule``).
+    convenience init(
         configuration: Configuration,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         handler: Handler? = nil
@@ -166,7 +160,7 @@ public final class TempoTimer: Sendable {
     }
 
     /// The current instant of the timer's clock.
-    private func now() -> TimerInstant {
+    func now() -> TimerInstant {
         switch engine {
         case .systemPool(let driver), .systemInline(let driver): PlatformClock.now(driver.clock)
         case .systemQueue(let route): PlatformClock.now(route.driver.clock)
@@ -193,22 +187,19 @@ public final class TempoTimer: Sendable {
     /// A slot is used when it is handed to delivery, or dropped or folded in by the late-tick policy.
     public var remainingCount: Int? { machine.withLock { $0.remainingCount } }
 
-    /// The current configuration (its interval and leeway reflect ``reset(interval:)`` and ``leeway``).
-    public var configuration: Configuration {
-        let delivery: TimerDelivery
+    /// The delivery the timer was created with, read back from its engine.
+    var currentDelivery: TimerDelivery {
         switch engine {
-        case .systemInline: delivery = .immediate
-        case .systemPool: delivery = .privateQueue
-        case .systemQueue(let route):
-            delivery = route.queue === DeliveryPool.queue ? .privateQueue : .queue(route.queue)
+        case .systemInline: .immediate
+        case .systemPool: .privateQueue
+        case .systemQueue(let route): route.queue === DeliveryPool.queue ? .privateQueue : .queue(route.queue)
         case .other(let other):
             if let queue = other.queue {
-                delivery = queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
+                queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
             } else {
-                delivery = .immediate
+                .immediate
             }
         }
-        return machine.withLock { $0.configuration(delivery: delivery, clock: clock) }
     }
 
     /// The time until the next tick is due: counting down while running, frozen while paused, `nil` when
@@ -238,9 +229,16 @@ public final class TempoTimer: Sendable {
 
     /// Starts the timer: from idle, finished or cancelled it begins a new schedule (fire count back to 0);
     /// from paused it resumes; while running it does nothing.
-    public func start() {
+    ///
+    /// A one-shot whose tick has fired is finished, so `start()` runs it again (as it restarts a cancelled timer):
+    /// creating a timer never starts it, so the `start()` that creates and starts in one line is the only one.
+    ///
+    /// - Returns: The timer, so that `try TempoTimer(...) { ... }.start()` creates and starts in one expression.
+    @discardableResult
+    public func start() -> TempoTimer {
         let now = now()
         perform { $0.start(now: now) }
+        return self
     }
 
     /// Pauses a running timer, keeping the time left to the next tick. Does nothing in any other state.
@@ -262,18 +260,36 @@ public final class TempoTimer: Sendable {
     /// delay) from now, and the fire and remaining counts start again. Ticks of the old schedule that were
     /// not yet delivered are dropped.
     ///
-    /// A paused timer stays paused with a full first delay left; any other timer ends up running.
+    /// A paused timer stays paused with a full first delay left (``restart(interval:)`` resumes it instead); any
+    /// other timer ends up running. A one-shot has no interval: an ``TimerSchedule/after(_:leeway:delivery:clock:)``
+    /// one-shot starts its delay over, and an ``TimerSchedule/at(_:ifPast:leeway:delivery:)`` one-shot is re-armed
+    /// at its deadline, so once that has passed it fires at once (move it with ``reschedule(at:)``).
     ///
     /// - Parameter interval: A new interval, or `nil` to keep the current one.
-    /// - Throws: ``TempoError`` when `interval` is invalid; the timer is then unchanged.
+    /// - Throws: ``TempoError`` when `interval` is invalid, or is given for a one-shot
+    ///   (``TempoError/Code/invalidInterval``); the timer is then unchanged.
     public func reset(interval: Duration? = nil) throws(TempoError) {
         if let interval {
-            var probe = configuration
-            probe.interval = interval
-            try probe.validate()
+            if withMachine({ $0.isOneShot }) {
+                throw TempoError(
+                    .invalidInterval, value: interval.exactDescription,
+                    message:
+                        "a one-shot has no interval to reset to \(interval.exactDescription): use reschedule(after:)")
+            }
+            try TempoError.validateInterval(interval)
         }
         let now = now()
         perform { $0.reset(now: now, interval: interval) }
+    }
+
+    /// Starts the schedule over from now and runs it, whatever the state: ``reset(interval:)``, then ``resume()``
+    /// for a paused timer (Repeat's `reset(_:restart: true)`).
+    ///
+    /// - Parameter interval: A new interval, or `nil` to keep the current one.
+    /// - Throws: ``TempoError`` as ``reset(interval:)`` does; the timer is then unchanged.
+    public func restart(interval: Duration? = nil) throws(TempoError) {
+        try reset(interval: interval)
+        resume()
     }
 
     /// Cancels the timer: once this returns, no further tick is claimed for delivery and queued ticks are
@@ -341,7 +357,7 @@ public final class TempoTimer: Sendable {
 
     // MARK: Machinery
 
-    private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
+    func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
         // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
         // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
         // the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and no work runs

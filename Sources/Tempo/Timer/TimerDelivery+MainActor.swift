@@ -17,13 +17,6 @@ public struct MainActorDelivery: Hashable, Sendable {
     /// The queue handlers run on: the main queue.
     var timerDelivery: TimerDelivery { .queue(.main) }
 
-    /// Whether `queue` is the main queue (`DispatchQueue.main` returns a new wrapper object on each call on
-    /// Linux, so identity cannot tell; a queue-specific value set on the main queue can).
-    static func isMainQueue(_ queue: DispatchQueue) -> Bool {
-        _ = mainQueueMarked
-        return queue.getSpecific(key: mainQueueKey) != nil
-    }
-
     /// Wraps a main-actor handler for delivery on the main queue.
     static func wrap<Argument: Sendable>(_ handler: @escaping @MainActor (Argument) -> Void)
         -> @Sendable (Argument) -> Void
@@ -108,9 +101,3 @@ extension TempoTimer {
             handler: MainActorDelivery.wrap(handler))
     }
 }
-
-/// Marks the main queue for ``MainActorDelivery/isMainQueue(_:)``.
-private let mainQueueKey = DispatchSpecificKey<Bool>()
-
-/// Set once, the first time a queue is checked.
-private let mainQueueMarked: Void = DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)

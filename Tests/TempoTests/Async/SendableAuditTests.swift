@@ -10,7 +10,8 @@ import Testing
 
     @Test func everyPublicTypeIsSendable() {
         let names = [
-            sendable(TempoTimer.self), sendable(TempoTimer.Configuration.self), sendable(TimerObservation.self),
+            sendable(TempoTimer.self), sendable(TimerSchedule.self), sendable(TimerHandler.self),
+            sendable(TimerDeadline.self), sendable(TimerObservation.self),
             sendable(TimerTick.self), sendable(TimerState.self), sendable(LateTickPolicy.self),
             sendable(TimerRepeats.self), sendable(FirstTick.self), sendable(TimerDelivery.self),
             sendable(TimerClock.self), sendable(TimerInstant.self), sendable((any TimerScheduler).self),

@@ -36,7 +36,7 @@ import Testing
         try registry.schedule("retry", every: .seconds(5), repeats: .times(3)) { _ in retry() }
         try registry.schedule(
             "report", every: .hours(1),
-            first: .at(TimerInstant(timeIntervalSince1970: startDate.timeIntervalSince1970)), clock: .wall
+            first: .at(TimerDeadline(timeIntervalSince1970: startDate.timeIntervalSince1970))
         ) { tick in reports.record(tick) }
         try registry.schedule(
             "alarm", at: TimerInstant(timeIntervalSince1970: date.timeIntervalSince1970), clock: .wall

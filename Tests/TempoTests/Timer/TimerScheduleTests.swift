@@ -102,7 +102,8 @@ final class TickLog: Sendable {
         let clock = VirtualClock()
         let log = TickLog()
         let start = TimerInstant(offset: .milliseconds(2_500))
-        let timer = try TempoTimer(every: .seconds(1), first: .at(start), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(
+            every: .seconds(1), first: .at(.monotonic(start)), scheduler: clock, handler: log.record)
         timer.start()
         clock.advance(to: TimerInstant(offset: .milliseconds(2_499)))
         #expect(log.count == 0)
@@ -164,6 +165,6 @@ final class TickLog: Sendable {
         clock.advance(by: .nanoseconds(1))
         #expect(log.indices == [1])
         let half = try TempoTimer(seconds: 0.5, scheduler: clock) { _ in }
-        #expect(half.configuration.interval == .nanoseconds(500_000_000))
+        #expect(half.schedule.interval == .nanoseconds(500_000_000))
     }
 }

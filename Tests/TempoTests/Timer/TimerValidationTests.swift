@@ -60,7 +60,7 @@ import Testing
         let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
         timer.start()
         #expect(throws: TempoError.self) { try timer.reset(interval: .zero) }
-        #expect(timer.configuration.interval == .seconds(1))
+        #expect(timer.schedule.interval == .seconds(1))
         clock.advance(by: .seconds(1))
         #expect(log.indices == [1])
     }

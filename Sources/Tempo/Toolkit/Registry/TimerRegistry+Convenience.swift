@@ -28,10 +28,12 @@ extension TimerRegistry {
         clock: TimerClock = .monotonic,
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
-        let configuration = TempoTimer.Configuration(
-            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
-            delivery: delivery, clock: clock)
-        return try schedule(key, configuration: configuration, handler: handler)
+        try schedule(
+            key,
+            .repeating(
+                interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy, delivery: delivery,
+                clock: clock),
+            handler: .tick(handler))
     }
 
     /// Schedules a one-shot timer under `key`, due `delay` after this call; it leaves the registry after its tick.
@@ -54,8 +56,7 @@ extension TimerRegistry {
         clock: TimerClock = .monotonic,
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
-        try schedule(
-            key, every: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock, handler: handler)
+        try schedule(key, .after(delay, leeway: leeway, delivery: delivery, clock: clock), handler: .tick(handler))
     }
 
     /// Schedules a one-shot timer under `key`, due at `deadline` on `clock`; it leaves the registry after its tick.
@@ -83,8 +84,8 @@ extension TimerRegistry {
         clock: TimerClock = .monotonic,
         handler: @escaping TempoTimer.Handler
     ) throws(TempoError) -> Bool {
-        let configuration = try TempoTimer.Configuration.oneShot(
-            at: deadline, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock, now: scheduler.now(clock))
-        return try schedule(key, configuration: configuration, handler: handler)
+        try schedule(
+            key, .at(TimerDeadline(deadline, clock: clock), ifPast: ifPast, leeway: leeway, delivery: delivery),
+            handler: .tick(handler))
     }
 }

@@ -32,10 +32,12 @@ extension TimerRegistry {
         clock: TimerClock = .monotonic,
         handler: @escaping @Sendable (Target, TimerTick) -> Void
     ) throws(TempoError) -> Bool {
-        let configuration = TempoTimer.Configuration(
-            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
-            delivery: delivery, clock: clock)
-        return try schedule(key, target: target, configuration: configuration, handler: handler)
+        try schedule(
+            key,
+            .repeating(
+                interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy, delivery: delivery,
+                clock: clock),
+            handler: .weak(target, handler))
     }
 
     /// Schedules a one-shot timer under `key`, due `delay` from now, that holds `target` weakly.
@@ -61,7 +63,6 @@ extension TimerRegistry {
         handler: @escaping @Sendable (Target, TimerTick) -> Void
     ) throws(TempoError) -> Bool {
         try schedule(
-            key, every: delay, target: target, repeats: .once, leeway: leeway, delivery: delivery, clock: clock,
-            handler: handler)
+            key, .after(delay, leeway: leeway, delivery: delivery, clock: clock), handler: .weak(target, handler))
     }
 }

@@ -41,7 +41,7 @@ extension SharedTicker {
         every: Int = 1,
         _ handler: @escaping @MainActor (TimerTick) -> Void
     ) throws(TempoError) -> TickerSubscription {
-        guard case .queue(let queue) = timer.configuration.delivery.kind, MainActorDelivery.isMainQueue(queue) else {
+        guard case .queue(let queue) = timer.currentDelivery.kind, MainQueue.contains(queue) else {
             throw TempoError(
                 .invalidArgument,
                 value: "subscribeOnMainActor",

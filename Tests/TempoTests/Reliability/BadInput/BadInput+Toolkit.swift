@@ -16,8 +16,7 @@ extension BadInput {
             },
             BadInput("TimerRegistry.schedule(target:) empty key", .invalidKey, value: "\"\"") {
                 try TimerRegistry<String>(scheduler: VirtualClock()).schedule(
-                    "", target: Canary(), configuration: .init(every: .seconds(1))
-                ) { _, _ in }
+                    "", .every(.seconds(1)), handler: .weak(Canary()) { _, _ in })
             },
         ]
         for count in badCounts {

@@ -54,8 +54,11 @@ extension BadInput {
         for interval in badIntervals {
             let value = interval.exactDescription
             rows += [
-                BadInput("init(configuration:) interval \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(configuration: .init(every: interval), scheduler: VirtualClock())
+                BadInput("init(_: .every) interval \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(.every(interval), scheduler: VirtualClock())
+                },
+                BadInput("init(_: .after) delay \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(.after(interval), scheduler: VirtualClock())
                 },
                 BadInput("init(every:target:) interval \(value)", .invalidInterval, value: value) {
                     _ = try TempoTimer(every: interval, target: Canary(), scheduler: VirtualClock()) { _, _ in }
@@ -69,8 +72,8 @@ extension BadInput {
                     defer { timer.cancel() }
                     try timer.reset(interval: interval)
                 },
-                BadInput("Configuration.validate() interval \(value)", .invalidInterval, value: value) {
-                    try TempoTimer.Configuration(every: interval).validate()
+                BadInput("registry schedule(_:_:) interval \(value)", .invalidInterval, value: value) {
+                    try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", .every(interval)) { _ in }
                 },
             ]
         }
@@ -105,9 +108,8 @@ extension BadInput {
                 BadInput("init(every:target:leeway:) \(value)", .invalidLeeway, value: value) {
                     _ = try TempoTimer(every: .seconds(1), target: Canary(), leeway: leeway) { _, _ in }
                 },
-                BadInput("init(configuration:) leeway \(value)", .invalidLeeway, value: value) {
-                    _ = try TempoTimer(
-                        configuration: .init(every: .seconds(1), leeway: leeway), scheduler: VirtualClock())
+                BadInput("init(_: .every leeway:) \(value)", .invalidLeeway, value: value) {
+                    _ = try TempoTimer(.every(.seconds(1), leeway: leeway), scheduler: VirtualClock())
                 },
             ]
         }
@@ -150,7 +152,7 @@ extension BadInput {
             let instant = TimerInstant(offset: offset)
             rows += [
                 BadInput("init(every:first: .at) \(instant)", .invalidInstant, value: "\(instant)") {
-                    _ = try TempoTimer(every: .seconds(1), first: .at(instant), scheduler: VirtualClock())
+                    _ = try TempoTimer(every: .seconds(1), first: .at(.monotonic(instant)), scheduler: VirtualClock())
                 },
                 BadInput("once(at:) \(instant)", .invalidInstant, value: "\(instant)") {
                     _ = try TempoTimer.once(at: instant, scheduler: VirtualClock()) { _ in }

@@ -77,7 +77,7 @@ import Testing
         let timer = try TempoTimer(
             every: .seconds(1),
             repeats: .times(2_000),
-            first: .at(.zero),
+            first: .at(.monotonic(.zero)),
             latePolicy: policy,
             scheduler: clock,
             handler: log.record
@@ -103,7 +103,7 @@ import Testing
         let log = TickLog()
         let box = WeakTimerBox()
         let timer = try TempoTimer(
-            every: .nanoseconds(1), first: .at(TimerInstant(offset: .zero - limit)), latePolicy: policy,
+            every: .nanoseconds(1), first: .at(.monotonic(TimerInstant(offset: .zero - limit))), latePolicy: policy,
             scheduler: clock
         ) { tick in
             log.record(tick)

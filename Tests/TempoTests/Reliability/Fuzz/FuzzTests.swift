@@ -39,7 +39,7 @@ import Testing
                 switch Int.random(in: 0..<3, using: &fuzz) {
                 case 0: .afterInterval
                 case 1: .after(fuzz.duration())
-                default: .at(fuzz.instant(near: clock.now(timerClock)))
+                default: .at(TimerDeadline(fuzz.instant(near: clock.now(timerClock)), clock: timerClock))
                 }
             // Burst delivers up to a million ticks per wakeup by design; keep it to modest intervals here.
             let policy = fuzz.policy()
@@ -98,9 +98,7 @@ import Testing
             let period = fuzz.interval()
             let registry = TimerRegistry<String>(scheduler: clock)
             let key = fuzz.chance(10) ? "" : fuzz.text()
-            _ = try? registry.schedule(
-                key, configuration: .init(every: period, repeats: fuzz.repeats(), delivery: .immediate)
-            ) { _ in }
+            _ = try? registry.schedule(key, .every(period, repeats: fuzz.repeats(), delivery: .immediate)) { _ in }
             let ticker = try? SharedTicker(every: period, leeway: fuzz.duration(), scheduler: clock)
             let subscription = try? ticker?.subscribe(every: fuzz.count()) { _ in }
             let countdown = try? Countdown(

@@ -38,7 +38,7 @@ extension LeakScenario {
         virtual("registry entry whose target died") { clock, tracker in
             let registry = TimerRegistry<String>(scheduler: clock)
             var target: Canary? = tracker.canary("registry target")
-            try registry.schedule("a", target: target!, configuration: .init(every: .seconds(1))) { _, _ in }
+            try registry.schedule("a", .every(.seconds(1)), handler: .weak(target!) { _, _ in })
             clock.advance(by: .seconds(1))
             target = nil
             clock.advance(by: .seconds(1))

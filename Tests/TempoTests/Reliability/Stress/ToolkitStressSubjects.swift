@@ -47,8 +47,8 @@ enum ToolkitStressSubjects {
                     targets.update { $0[key] = target }
                     let run = handler(key)
                     try registry.schedule(
-                        key, target: target, configuration: .init(every: .microseconds(200), delivery: .immediate)
-                    ) { _, tick in run(tick) }
+                        key, .every(.microseconds(200), delivery: .immediate),
+                        handler: .weak(target) { _, tick in run(tick) })
                 }
             } catch {
                 recorder.fail("registry.schedule(\(key)) threw \(error)")

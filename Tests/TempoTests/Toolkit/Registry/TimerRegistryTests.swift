@@ -47,15 +47,15 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        let configuration = TempoTimer.Configuration(
-            every: .seconds(2),
+        let schedule = TimerSchedule.every(
+            .seconds(2),
             repeats: .times(2),
             first: .after(.milliseconds(500)),
             latePolicy: .burst,
             delivery: .immediate,
             clock: .continuous
         )
-        try registry.schedule("k", configuration: configuration, handler: log.record)
+        try registry.schedule("k", schedule, log.record)
         clock.advance(by: .milliseconds(499))
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))
@@ -173,9 +173,11 @@ private final class InboxPoller: Sendable {
         let registry = TimerRegistry<String>(scheduler: clock)
         let calls = TempoMutex(0)
         var target: Target? = Target()
-        try registry.schedule("k", target: target!, configuration: .init(every: .seconds(1))) { _, _ in
-            calls.withLock { $0 += 1 }
-        }
+        try registry.schedule(
+            "k", .every(.seconds(1)),
+            handler: .weak(target!) { _, _ in
+                calls.withLock { $0 += 1 }
+            })
         clock.advance(by: .seconds(1))
         #expect(calls.withLock { $0 } == 1)
         target = nil
@@ -189,7 +191,7 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         var target: Target? = Target()
-        try registry.schedule("k", target: target!, configuration: .init(every: .seconds(1))) { _, _ in }
+        try registry.schedule("k", .every(.seconds(1)), handler: .weak(target!) { _, _ in })
         target = nil
         clock.advance(by: .seconds(1))
         #expect(clock.pendingCount == 0)
