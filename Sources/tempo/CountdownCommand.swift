@@ -43,7 +43,7 @@ struct CountdownCommand: ParsableCommand {
         let display = CountdownDisplay(total: total, width: width, interactive: isatty(1) != 0)
         let done = DispatchSemaphore(value: 0)
         // `once(at:)` starts the timer: it runs until it fires.
-        try TempoTimer.once(at: display.end, clock: .continuous) { _ in done.signal() }
+        try TempoTimer(.at(TimerDeadline(display.end, clock: .continuous))) { _ in done.signal() }.start()
         let redraw = try TempoTimer(every: min(refresh, total), clock: .continuous) { _ in display.draw() }
         signal(SIGCONT, SIG_IGN)
         let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())

@@ -65,38 +65,6 @@ extension TempoTimer {
             handler: handler)
     }
 
-    /// Creates a one-shot timer and starts it: its single tick is due at `deadline` on `clock`.
-    ///
-    /// A deadline that has already passed when this reads the clock fires at once by default (see
-    /// ``PastDeadlinePolicy``): a deadline computed just before the call may pass during it on a busy machine.
-    /// As with `once(after:)`, do not call ``start()`` on the result.
-    ///
-    /// - Parameters:
-    ///   - deadline: The instant of `clock` at which the tick is due.
-    ///   - ifPast: What to do when `deadline` has already passed: fire at once (default) or throw.
-    ///   - leeway: How late the tick may run to batch wakeups.
-    ///   - delivery: Where the handler runs.
-    ///   - clock: The clock `deadline` belongs to.
-    ///   - scheduler: The scheduler that provides time.
-    ///   - handler: Called once.
-    /// - Returns: The timer, in the ``TimerState/running`` state.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `deadline` is more than about 146
-    ///   years from the clock's origin, or (with ``PastDeadlinePolicy/throw``) when it has already passed.
-    @discardableResult
-    public static func once(
-        at deadline: TimerInstant,
-        ifPast: PastDeadlinePolicy = .fireImmediately,
-        leeway: Duration = .zero,
-        delivery: TimerDelivery = .privateQueue,
-        clock: TimerClock = .monotonic,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        handler: @escaping Handler
-    ) throws(TempoError) -> TempoTimer {
-        let configuration = try Configuration.oneShot(
-            at: deadline, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock, now: scheduler.now(clock))
-        return try TempoTimer(configuration: configuration, scheduler: scheduler, handler: handler).started()
-    }
-
     /// Starts the timer and returns it: the tail of every factory that returns a running timer.
     func started() -> TempoTimer {
         start()

@@ -50,7 +50,7 @@ public enum LatencyProbe {
             case .tempoPrecise: "TempoTimer, .immediate delivery, leeway 0"
             case .wheel: "TimingWheel, tick 1 µs, .immediate delivery"
             case .dispatchOneShot: "a new one-shot DispatchSourceTimer per slot, leeway 0, .strict"
-            case .tempoOneShot: "a new one-shot TempoTimer.once(at:) per slot, default delivery"
+            case .tempoOneShot: "a new one-shot TempoTimer(.at(.monotonic())).start() per slot, default delivery"
             }
         }
     }

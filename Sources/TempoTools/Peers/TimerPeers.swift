@@ -72,8 +72,9 @@ final class TempoTimerPeer: TimerPeer {
         try! TempoTimer.once(after: delay) { [counter] _ in counter.fire() }
     }
     func arm(atUptime nanoseconds: UInt64) -> TempoTimer {
-        try! TempoTimer.once(at: TimerInstant(offset: .nanoseconds(Int64(nanoseconds)))) { [counter] _ in counter.fire()
-        }
+        try! TempoTimer(.at(.monotonic(TimerInstant(offset: .nanoseconds(Int64(nanoseconds)))))) { [counter] _ in
+            counter.fire()
+        }.start()
     }
     func cancel(_ token: TempoTimer) { token.cancel() }
 }

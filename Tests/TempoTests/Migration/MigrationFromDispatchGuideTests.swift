@@ -42,9 +42,11 @@ import Testing
         let fired = SaveCounter()
         try TempoTimer.once(after: .seconds(5), delivery: .queue(queue), scheduler: clock) { _ in fired.increment() }
         let deadline = DispatchTime(uptimeNanoseconds: 7_000_000_000)
-        try TempoTimer.once(at: TimerInstant(deadline), scheduler: clock) { _ in fired.increment() }
+        try TempoTimer(.at(.monotonic(TimerInstant(deadline))), scheduler: clock) { _ in fired.increment() }.start()
         let wallDeadline = try DispatchWallTime(VirtualClock.defaultWallStart + .seconds(10))
-        try TempoTimer.once(at: TimerInstant(wallDeadline), clock: .wall, scheduler: clock) { _ in fired.increment() }
+        try TempoTimer(.at(TimerDeadline(TimerInstant(wallDeadline), clock: .wall)), scheduler: clock) { _ in
+            fired.increment()
+        }.start()
         clock.advance(by: .seconds(5))
         #expect(fired.value == 1)
         clock.advance(by: .seconds(2))

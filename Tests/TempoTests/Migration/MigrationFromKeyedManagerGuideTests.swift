@@ -35,12 +35,12 @@ import Testing
         try registry.schedule("session", after: .minutes(15)) { _ in expire() }
         try registry.schedule("retry", every: .seconds(5), repeats: .times(3)) { _ in retry() }
         try registry.schedule(
-            "report", every: .hours(1),
-            first: .at(TimerDeadline(timeIntervalSince1970: startDate.timeIntervalSince1970))
+            "report",
+            .every(.hours(1), first: .at(TimerDeadline(timeIntervalSince1970: startDate.timeIntervalSince1970)))
         ) { tick in reports.record(tick) }
-        try registry.schedule(
-            "alarm", at: TimerInstant(timeIntervalSince1970: date.timeIntervalSince1970), clock: .wall
-        ) { _ in ring() }
+        try registry.schedule("alarm", .at(TimerDeadline(timeIntervalSince1970: date.timeIntervalSince1970))) { _ in
+            ring()
+        }
         clock.advance(by: .seconds(15))
         #expect(retries.value == 3)
         #expect(!registry.contains("retry"))

@@ -26,9 +26,10 @@ import Testing
         let clock = VirtualClock()
         let fired = SaveCounter()
         let date = Date(timeIntervalSince1970: 1_767_225_600 + 60)
-        try TempoTimer.once(
-            at: TimerInstant(timeIntervalSince1970: date.timeIntervalSince1970), clock: .wall, scheduler: clock
-        ) { _ in fired.increment() }
+        try TempoTimer(
+            .at(TimerDeadline(TimerInstant(timeIntervalSince1970: date.timeIntervalSince1970), clock: .wall)),
+            scheduler: clock
+        ) { _ in fired.increment() }.start()
         clock.advance(by: .seconds(59))
         #expect(fired.value == 0)
         clock.advance(by: .seconds(1))

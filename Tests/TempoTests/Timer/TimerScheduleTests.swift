@@ -116,12 +116,13 @@ final class TickLog: Sendable {
     @Test func onceAtWithThrowRejectsAnInstantInThePast() throws {
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(10)))
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer.once(at: TimerInstant(offset: .seconds(9)), ifPast: .throw, scheduler: clock) { _ in }
+            try TempoTimer(.at(.monotonic(TimerInstant(offset: .seconds(9))), ifPast: .throw), scheduler: clock) { _ in
+            }.start()
         }
         #expect(error?.code == .invalidInstant)
         #expect(error?.message.contains("9.0 seconds") == true)
         let log = TickLog()
-        try TempoTimer.once(at: TimerInstant(offset: .seconds(12)), scheduler: clock, handler: log.record)
+        try TempoTimer(.at(.monotonic(TimerInstant(offset: .seconds(12)))), scheduler: clock, log.record).start()
         clock.advance(by: .milliseconds(1_999))
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))

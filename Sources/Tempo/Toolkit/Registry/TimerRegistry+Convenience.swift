@@ -58,34 +58,4 @@ extension TimerRegistry {
     ) throws(TempoError) -> Bool {
         try schedule(key, .after(delay, leeway: leeway, delivery: delivery, clock: clock), handler: .tick(handler))
     }
-
-    /// Schedules a one-shot timer under `key`, due at `deadline` on `clock`; it leaves the registry after its tick.
-    ///
-    /// A deadline that has already passed fires at once by default (see ``PastDeadlinePolicy``).
-    ///
-    /// - Parameters:
-    ///   - key: The key; an empty collection is rejected.
-    ///   - deadline: The instant of `clock` at which the tick is due.
-    ///   - ifPast: What to do when `deadline` has already passed: fire at once (default) or throw.
-    ///   - leeway: How late the tick may run to batch wakeups.
-    ///   - delivery: Where the handler runs.
-    ///   - clock: The clock `deadline` belongs to.
-    ///   - handler: Called once.
-    /// - Returns: Whether an existing timer was replaced.
-    /// - Throws: ``TempoError`` for an empty key, or ``TempoError/Code/invalidInstant`` when `deadline` is out of
-    ///   range or (with ``PastDeadlinePolicy/throw``) has already passed on `clock`.
-    @discardableResult
-    public func schedule(
-        _ key: Key,
-        at deadline: TimerInstant,
-        ifPast: PastDeadlinePolicy = .fireImmediately,
-        leeway: Duration = .zero,
-        delivery: TimerDelivery = .privateQueue,
-        clock: TimerClock = .monotonic,
-        handler: @escaping TempoTimer.Handler
-    ) throws(TempoError) -> Bool {
-        try schedule(
-            key, .at(TimerDeadline(deadline, clock: clock), ifPast: ifPast, leeway: leeway, delivery: delivery),
-            handler: .tick(handler))
-    }
 }

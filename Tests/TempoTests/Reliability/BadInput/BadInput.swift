@@ -101,9 +101,11 @@ extension BadInput {
                 },
                 BadInput("once(at:leeway:) \(value)", .invalidLeeway, value: value) {
                     let clock = VirtualClock()
-                    _ = try TempoTimer.once(at: clock.now(.monotonic) + .seconds(1), leeway: leeway, scheduler: clock) {
+                    _ = try TempoTimer(
+                        .at(.monotonic(clock.now(.monotonic) + .seconds(1)), leeway: leeway), scheduler: clock
+                    ) {
                         _ in
-                    }
+                    }.start()
                 },
                 BadInput("init(every:target:leeway:) \(value)", .invalidLeeway, value: value) {
                     _ = try TempoTimer(every: .seconds(1), target: Canary(), leeway: leeway) { _, _ in }
@@ -140,7 +142,7 @@ extension BadInput {
             let deadline = clock.now(.monotonic) - past
             rows.append(
                 BadInput("once(at:) \(past) in the past", .invalidInstant, value: "\(deadline)") {
-                    _ = try TempoTimer.once(at: deadline, ifPast: .throw, scheduler: clock) { _ in }
+                    _ = try TempoTimer(.at(.monotonic(deadline), ifPast: .throw), scheduler: clock) { _ in }.start()
                 }
             )
         }
@@ -155,7 +157,7 @@ extension BadInput {
                     _ = try TempoTimer(every: .seconds(1), first: .at(.monotonic(instant)), scheduler: VirtualClock())
                 },
                 BadInput("once(at:) \(instant)", .invalidInstant, value: "\(instant)") {
-                    _ = try TempoTimer.once(at: instant, scheduler: VirtualClock()) { _ in }
+                    _ = try TempoTimer(.at(.monotonic(instant)), scheduler: VirtualClock()) { _ in }.start()
                 },
             ]
         }
@@ -163,7 +165,7 @@ extension BadInput {
             let deadline = SystemScheduler.shared.now(clock) - .milliseconds(1)
             rows.append(
                 BadInput("once(at:) 1 ms ago on the real \(clock) clock", .invalidInstant, value: "\(deadline)") {
-                    _ = try TempoTimer.once(at: deadline, ifPast: .throw, clock: clock) { _ in }
+                    _ = try TempoTimer(.at(TimerDeadline(deadline, clock: clock), ifPast: .throw)) { _ in }.start()
                 }
             )
         }

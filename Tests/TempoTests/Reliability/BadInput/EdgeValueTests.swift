@@ -65,7 +65,7 @@ import Testing
     @Test func aOneShotAtTheCurrentInstantIsAcceptedAndFiresAtOnce() throws {
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(5)))
         let log = TickLog()
-        try TempoTimer.once(at: clock.now(.monotonic), scheduler: clock, handler: log.record)
+        try TempoTimer(.at(.monotonic(clock.now(.monotonic))), scheduler: clock, log.record).start()
         clock.advance(by: .zero)
         #expect(log.all.map(\.lateness) == [.zero])
     }

@@ -82,7 +82,8 @@ import Testing
             let timerClock = fuzz.clock()
             (try? TempoTimer.once(after: fuzz.duration(), clock: timerClock, scheduler: clock) { _ in })?.start()
             let deadline = fuzz.instant(near: clock.now(timerClock))
-            (try? TempoTimer.once(at: deadline, clock: timerClock, scheduler: clock) { _ in })?.start()
+            (try? TempoTimer(.at(TimerDeadline(deadline, clock: timerClock)), scheduler: clock) { _ in }.start())?
+                .start()
             fuzz.jump(clock, monotonicLimit: .milliseconds(1))
             if let parsed = try? DurationParser.parse(fuzz.text()) {
                 #expect(parsed > .zero && parsed <= TempoError.maximumDuration)

@@ -155,7 +155,7 @@ private final class InboxPoller: Sendable {
         let log = TickLog()
         try registry.schedule("once", after: .seconds(1), handler: log.record)
         try registry.schedule("thrice", every: .seconds(1), repeats: .times(3), handler: log.record)
-        try registry.schedule("at", at: clock.now(.wall) + .seconds(2), clock: .wall, handler: log.record)
+        try registry.schedule("at", .at(TimerDeadline(clock.now(.wall) + .seconds(2), clock: .wall)), log.record)
         clock.advance(by: .milliseconds(999))
         #expect(registry.count == 3)
         clock.advance(by: .milliseconds(1))
@@ -218,7 +218,7 @@ private final class InboxPoller: Sendable {
         try registry.schedule("k", every: .seconds(1), handler: log.record)
         #expect(throws: TempoError.self) { try registry.schedule("k", every: .zero) { _ in } }
         #expect(throws: TempoError.self) {
-            try registry.schedule("late", at: clock.now(.monotonic) - .seconds(1), ifPast: .throw) { _ in }
+            try registry.schedule("late", .at(.monotonic(clock.now(.monotonic) - .seconds(1)), ifPast: .throw)) { _ in }
         }
         clock.advance(by: .seconds(1))
         #expect(log.indices == [1])
