@@ -44,7 +44,7 @@ struct CountdownCommand: ParsableCommand {
         let done = DispatchSemaphore(value: 0)
         // `once(at:)` starts the timer: it runs until it fires.
         try TempoTimer(.at(TimerDeadline(display.end, clock: .continuous))) { _ in done.signal() }.start()
-        let redraw = try TempoTimer(every: min(refresh, total), clock: .continuous) { _ in display.draw() }
+        let redraw = try TempoTimer(.every(min(refresh, total), clock: .continuous)) { _ in display.draw() }
         signal(SIGCONT, SIG_IGN)
         let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
         resumed.setEventHandler { display.resumed() }

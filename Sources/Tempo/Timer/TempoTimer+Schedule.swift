@@ -115,4 +115,11 @@ extension TempoTimer {
         let now = now()
         perform { $0.reschedule(to: now + delay, now: now) }
     }
+
+    /// Starts a one-shot's delay over with a new delay (for the toolkit's one-shot timers, whose delay is a setting of
+    /// their own): ``reset(interval:)``, which refuses an interval for a one-shot, without that check.
+    func restartDelay(_ delay: Duration?) {
+        let now = now()
+        perform { $0.reset(now: now, interval: delay) }
+    }
 }

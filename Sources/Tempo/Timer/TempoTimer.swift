@@ -5,7 +5,7 @@ import TempoLocks
 /// A timer that ticks once, a fixed number of times or forever, on a clock of your choice.
 ///
 /// ```swift
-/// let timer = try TempoTimer(every: .milliseconds(250), repeats: .times(8)) { tick in
+/// let timer = try TempoTimer(.every(.milliseconds(250), repeats: .times(8))) { tick in
 ///     print("tick \(tick.index), \(tick.lateness) late")
 /// }
 /// timer.start()
@@ -55,38 +55,6 @@ public final class TempoTimer: Sendable {
     /// was claimed before the cancel has begun before `cancel()` returns. One byte: a claim is only made by the
     /// drain loop, and the mailbox has at most one drain running, so the value is 0 or 1.
     private let claimsInFlight = Atomic<Int8>(0)
-
-    /// Creates a timer, in the ``TimerState/idle`` state; call ``start()`` to run it.
-    ///
-    /// - Parameters:
-    ///   - interval: The period between ticks; for ``TimerRepeats/once``, the delay before the tick.
-    ///   - repeats: How many ticks: ``TimerRepeats/once``, ``TimerRepeats/times(_:)`` or ``TimerRepeats/forever``.
-    ///   - first: When the first tick is due (default: one interval after start).
-    ///   - leeway: How late a tick may run so that wakeups can be batched (default zero).
-    ///   - latePolicy: What happens to missed ticks (default ``LateTickPolicy/coalesce``).
-    ///   - delivery: Where handlers run (default ``TimerDelivery/privateQueue``: a serial lane of the timer on the
-    ///     shared delivery pool).
-    ///   - clock: The clock deadlines are measured on (default ``TimerClock/monotonic``).
-    ///   - scheduler: The scheduler that provides time (default ``SystemScheduler/shared``; pass a
-    ///     `VirtualClock` in tests).
-    ///   - handler: Called for each tick; more handlers can be added with ``addObserver(_:)-(TempoTimer.Handler)``.
-    /// - Throws: ``TempoError`` when `interval`, a count, `leeway` or the first-tick delay is invalid.
-    public convenience init(
-        every interval: Duration,
-        repeats: TimerRepeats = .forever,
-        first: FirstTick = .afterInterval,
-        leeway: Duration = .zero,
-        latePolicy: LateTickPolicy = .coalesce,
-        delivery: TimerDelivery = .privateQueue,
-        clock: TimerClock = .monotonic,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        handler: Handler? = nil
-    ) throws(TempoError) {
-        let configuration = Configuration(
-            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
-            delivery: delivery, clock: clock)
-        try self.init(configuration: configuration, scheduler: scheduler, handler: handler)
-    }
 
     /// Creates a timer from a configuration (inside the package: the public form takes a ``TimerSchedule``).
     convenience init(

@@ -11,11 +11,6 @@ extension TimerSchedule {
         let configuration: TempoTimer.Configuration
         switch kind {
         case .every(let interval, let repeats, let first):
-            if repeats == .once {
-                throw TempoError(
-                    .invalidCount, value: "once",
-                    message: "a repeating schedule needs more than one tick, got repeats: .once (use .after or .at)")
-            }
             configuration = TempoTimer.Configuration(
                 every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
                 delivery: delivery, clock: clock)
@@ -29,32 +24,5 @@ extension TimerSchedule {
         }
         try configuration.validate()
         return configuration
-    }
-}
-
-extension TimerSchedule {
-    /// The schedule of the older `every:`/`repeats:` spelling, where `repeats: .once` made a one-shot: an `.at`
-    /// one-shot for an absolute first tick, otherwise one due after the first-tick delay.
-    ///
-    /// - Throws: ``TempoError`` with ``TempoError/Code/clockMismatch`` for a first-tick deadline on another clock.
-    static func repeating(
-        _ interval: Duration, repeats: TimerRepeats, first: FirstTick, leeway: Duration, latePolicy: LateTickPolicy,
-        delivery: TimerDelivery, clock: TimerClock
-    ) throws(TempoError) -> TimerSchedule {
-        guard repeats == .once else {
-            return .every(
-                interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy, delivery: delivery,
-                clock: clock)
-        }
-        switch first {
-        case .at(let deadline):
-            return TimerSchedule(
-                kind: .at(try deadline.instant(on: clock), .fireImmediately), leeway: leeway, latePolicy: latePolicy,
-                delivery: delivery, clock: clock)
-        case .after(let delay):
-            return .after(delay, leeway: leeway, delivery: delivery, clock: clock)
-        case .afterInterval:
-            return .after(interval, leeway: leeway, delivery: delivery, clock: clock)
-        }
     }
 }

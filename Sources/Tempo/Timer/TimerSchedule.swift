@@ -38,8 +38,10 @@ public struct TimerSchedule: Sendable {
     ///
     /// - Parameters:
     ///   - interval: The period between ticks.
-    ///   - repeats: ``TimerRepeats/times(_:)`` or ``TimerRepeats/forever`` (default); ``TimerRepeats/once`` is
-    ///     rejected where the schedule is used (a single tick has no period: use ``after(_:leeway:delivery:clock:)``).
+    ///   - repeats: ``TimerRepeats/times(_:)`` or ``TimerRepeats/forever`` (default). ``TimerRepeats/once`` makes
+    ///     the one-shot that ``after(_:leeway:delivery:clock:)`` makes (due `first` after start, or one `interval`
+    ///     after it), or ``at(_:ifPast:leeway:delivery:)`` for a ``FirstTick/at(_:)`` deadline: the timer then
+    ///     reports that one-shot schedule, with no interval.
     ///   - first: When the first tick is due (default one interval after start).
     ///   - leeway: How late a tick may run to batch wakeups.
     ///   - latePolicy: What happens to missed ticks (default ``LateTickPolicy/coalesce``).
@@ -62,6 +64,22 @@ public struct TimerSchedule: Sendable {
         return TimerSchedule(
             kind: .every(interval, repeats, first), leeway: leeway, latePolicy: latePolicy, delivery: delivery,
             clock: resolved)
+    }
+
+    /// Anchored ticks every `seconds`, converted exactly (0.5 is 500,000,000 ns): the convenience for an interval
+    /// that arrives as a `TimeInterval`.
+    ///
+    /// - Parameters:
+    ///   - seconds: The period between ticks, in seconds.
+    ///   - repeats: How many ticks (default forever).
+    ///   - clock: The clock deadlines are measured on (default ``TimerClock/monotonic``).
+    /// - Returns: The schedule.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for NaN, infinite, zero, negative or
+    ///   oversized `seconds` (`Duration.seconds(_:)` would trap on some of them).
+    public static func every(
+        seconds: Double, repeats: TimerRepeats = .forever, clock: TimerClock = .monotonic
+    ) throws(TempoError) -> TimerSchedule {
+        .every(try TempoError.interval(seconds: seconds), repeats: repeats, clock: clock)
     }
 
     /// One tick, `delay` after start: a true one-shot, with no interval.

@@ -20,6 +20,6 @@ import Testing
             sendable(TempoClock.self), sendable(AsyncTick<TimerInstant>.self),
             sendable(AsyncTickSequence<ContinuousClock>.self), sendable(AsyncTickSequence<TestClock<Duration>>.self),
         ]
-        #expect(names.count == 22)
+        #expect(names.count == 24)
     }
 }

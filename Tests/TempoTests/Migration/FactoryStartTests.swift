@@ -7,7 +7,7 @@ import Testing
     @Test func onceAfterReturnsARunningTimerThatFiresWithoutStart() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock, log.record).start()
         #expect(timer.state == .running)
         clock.advance(by: .milliseconds(999))
         #expect(log.count == 0)
@@ -19,7 +19,7 @@ import Testing
     @Test func aDiscardedOnceAfterStillFires() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        try TempoTimer.once(after: .seconds(2), scheduler: clock, handler: log.record)
+        try TempoTimer(.after(.seconds(2)), scheduler: clock, log.record).start()
         clock.advance(by: .seconds(2))
         #expect(log.indices == [1])
     }
@@ -27,7 +27,7 @@ import Testing
     @Test func everyReturnsARunningTimerOnItsGrid() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.every(.seconds(1), repeats: .times(3), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1), repeats: .times(3)), scheduler: clock, log.record).start()
         #expect(timer.state == .running)
         clock.advance(by: .milliseconds(2_999))
         #expect(log.indices == [1, 2])
@@ -54,7 +54,7 @@ import Testing
     @Test func initializersCreateAnIdleTimerThatNeverFiresUntilStarted() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), repeats: .once, scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock, log.record)
         #expect(timer.state == .idle)
         clock.advance(by: .seconds(10))
         #expect(log.count == 0)

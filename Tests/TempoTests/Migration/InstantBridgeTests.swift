@@ -106,7 +106,7 @@ import Testing
 
     @Test func aTimerLongerThanTempoAcceptsIsATypedErrorNotATrap() {
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer(every: .days(365 * 300), scheduler: VirtualClock())
+            try TempoTimer(.every(.days(365 * 300)), scheduler: VirtualClock())
         }
         #expect(error?.code == .invalidInterval)
     }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct TimerClockTests {
     func makeTimer(_ clock: TimerClock, on virtual: VirtualClock, log: TickLog) throws -> TempoTimer {
-        let timer = try TempoTimer.once(after: .seconds(10), clock: clock, scheduler: virtual, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(10), clock: clock), scheduler: virtual, log.record).start()
         return timer
     }
 

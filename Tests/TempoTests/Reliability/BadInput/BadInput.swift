@@ -61,13 +61,14 @@ extension BadInput {
                     _ = try TempoTimer(.after(interval), scheduler: VirtualClock())
                 },
                 BadInput("init(every:target:) interval \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(every: interval, target: Canary(), scheduler: VirtualClock()) { _, _ in }
+                    _ = try TempoTimer(
+                        .every(interval), scheduler: VirtualClock(), handler: .weak(Canary()) { _, _ in })
                 },
                 BadInput("once(after:) delay \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer.once(after: interval, scheduler: VirtualClock()) { _ in }
+                    _ = try TempoTimer(.after(interval), scheduler: VirtualClock()) { _ in }.start()
                 },
                 BadInput("reset(interval:) \(value)", .invalidInterval, value: value) {
-                    let timer = try TempoTimer(every: .seconds(1), scheduler: VirtualClock())
+                    let timer = try TempoTimer(.every(.seconds(1)), scheduler: VirtualClock())
                     timer.start()
                     defer { timer.cancel() }
                     try timer.reset(interval: interval)
@@ -80,13 +81,14 @@ extension BadInput {
         for count in badCounts {
             rows += [
                 BadInput("init(every:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
-                    _ = try TempoTimer(every: .seconds(1), repeats: .times(count), scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(.seconds(1), repeats: .times(count)), scheduler: VirtualClock())
                 },
                 BadInput("init(every:target:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
-                    _ = try TempoTimer(every: .seconds(1), target: Canary(), repeats: .times(count)) { _, _ in }
+                    _ = try TempoTimer(
+                        .every(.seconds(1), repeats: .times(count)), handler: .weak(Canary()) { _, _ in })
                 },
                 BadInput("init(seconds:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
-                    _ = try TempoTimer(seconds: 1, repeats: .times(count), scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(.seconds(1), repeats: .times(count)), scheduler: VirtualClock())
                 },
             ]
         }
@@ -94,10 +96,10 @@ extension BadInput {
             let value = leeway.exactDescription
             rows += [
                 BadInput("setLeeway(_:) \(value)", .invalidLeeway, value: value) {
-                    try TempoTimer(every: .seconds(1), scheduler: VirtualClock()).setLeeway(leeway)
+                    try TempoTimer(.every(.seconds(1)), scheduler: VirtualClock()).setLeeway(leeway)
                 },
                 BadInput("once(after:leeway:) \(value)", .invalidLeeway, value: value) {
-                    _ = try TempoTimer.once(after: .seconds(1), leeway: leeway, scheduler: VirtualClock()) { _ in }
+                    _ = try TempoTimer(.after(.seconds(1), leeway: leeway), scheduler: VirtualClock()) { _ in }.start()
                 },
                 BadInput("once(at:leeway:) \(value)", .invalidLeeway, value: value) {
                     let clock = VirtualClock()
@@ -108,7 +110,7 @@ extension BadInput {
                     }.start()
                 },
                 BadInput("init(every:target:leeway:) \(value)", .invalidLeeway, value: value) {
-                    _ = try TempoTimer(every: .seconds(1), target: Canary(), leeway: leeway) { _, _ in }
+                    _ = try TempoTimer(.every(.seconds(1), leeway: leeway), handler: .weak(Canary()) { _, _ in })
                 },
                 BadInput("init(_: .every leeway:) \(value)", .invalidLeeway, value: value) {
                     _ = try TempoTimer(.every(.seconds(1), leeway: leeway), scheduler: VirtualClock())
@@ -119,10 +121,10 @@ extension BadInput {
             let value = delay.exactDescription
             rows += [
                 BadInput("init(every:first: .after) \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(every: .seconds(1), first: .after(delay), scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(.seconds(1), first: .after(delay)), scheduler: VirtualClock())
                 },
                 BadInput("init(every:target:first: .after) \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(every: .seconds(1), target: Canary(), first: .after(delay)) { _, _ in }
+                    _ = try TempoTimer(.every(.seconds(1), first: .after(delay)), handler: .weak(Canary()) { _, _ in })
                 },
             ]
         }
@@ -133,7 +135,7 @@ extension BadInput {
                     "init(seconds:) \(seconds)", .invalidInterval,
                     value: seconds == 1e-10 ? "0.0000000001 seconds" : "\(seconds)"
                 ) {
-                    _ = try TempoTimer(seconds: seconds, scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(seconds: seconds), scheduler: VirtualClock())
                 }
             )
         }
@@ -154,7 +156,7 @@ extension BadInput {
             let instant = TimerInstant(offset: offset)
             rows += [
                 BadInput("init(every:first: .at) \(instant)", .invalidInstant, value: "\(instant)") {
-                    _ = try TempoTimer(every: .seconds(1), first: .at(.monotonic(instant)), scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(.seconds(1), first: .at(.monotonic(instant))), scheduler: VirtualClock())
                 },
                 BadInput("once(at:) \(instant)", .invalidInstant, value: "\(instant)") {
                     _ = try TempoTimer(.at(.monotonic(instant)), scheduler: VirtualClock()) { _ in }.start()

@@ -46,9 +46,10 @@ import Testing
             let interval = policy == .burst ? .seconds(Int64.random(in: 1...100, using: &fuzz)) : fuzz.interval()
             guard
                 let timer = try? TempoTimer(
-                    every: interval, repeats: fuzz.repeats(), first: first, leeway: fuzz.duration(),
-                    latePolicy: policy, delivery: .immediate, clock: timerClock, scheduler: clock,
-                    handler: { early.check($0, clock: clock, on: timerClock) })
+                    .every(
+                        interval, repeats: fuzz.repeats(), first: first, leeway: fuzz.duration(), latePolicy: policy,
+                        delivery: .immediate, clock: timerClock), scheduler: clock,
+                    { early.check($0, clock: clock, on: timerClock) })
             else { continue }
             timer.start()
             // The interval in force: a jump's monotonic step is bounded by it, because the virtual clock runs every
@@ -80,7 +81,7 @@ import Testing
         for _ in 0..<Fuzzer.cases {
             let clock = VirtualClock()
             let timerClock = fuzz.clock()
-            (try? TempoTimer.once(after: fuzz.duration(), clock: timerClock, scheduler: clock) { _ in })?.start()
+            (try? TempoTimer(.after(fuzz.duration(), clock: timerClock), scheduler: clock) { _ in }.start())?.start()
             let deadline = fuzz.instant(near: clock.now(timerClock))
             (try? TempoTimer(.at(TimerDeadline(deadline, clock: timerClock)), scheduler: clock) { _ in }.start())?
                 .start()
@@ -100,7 +101,7 @@ import Testing
             let registry = TimerRegistry<String>(scheduler: clock)
             let key = fuzz.chance(10) ? "" : fuzz.text()
             _ = try? registry.schedule(key, .every(period, repeats: fuzz.repeats(), delivery: .immediate)) { _ in }
-            let ticker = try? SharedTicker(every: period, leeway: fuzz.duration(), scheduler: clock)
+            let ticker = try? SharedTicker(.every(period, leeway: fuzz.duration()), scheduler: clock)
             let subscription = try? ticker?.subscribe(every: fuzz.count()) { _ in }
             let countdown = try? Countdown(
                 duration: fuzz.duration(), every: period, leeway: fuzz.duration(), scheduler: clock,

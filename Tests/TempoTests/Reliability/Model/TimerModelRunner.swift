@@ -27,8 +27,10 @@ enum TimerModelRunner {
         let timer: TempoTimer
         do {
             timer = try TempoTimer(
-                every: setup.interval, repeats: setup.repeats, first: setup.first, leeway: setup.leeway,
-                latePolicy: setup.latePolicy, delivery: setup.delivery.delivery, clock: setup.clock, scheduler: clock
+                .every(
+                    setup.interval, repeats: setup.repeats, first: setup.first, leeway: setup.leeway,
+                    latePolicy: setup.latePolicy, delivery: setup.delivery.delivery, clock: setup.clock),
+                scheduler: clock
             ) { tick in
                 log.record(.tick(handler: 0, tick))
             }
