@@ -42,7 +42,7 @@ struct CountdownCommand: ParsableCommand {
         let refresh = try parseDuration(refresh, option: "--refresh")
         let display = CountdownDisplay(total: total, width: width, interactive: isatty(1) != 0)
         let done = DispatchSemaphore(value: 0)
-        // `once(at:)` starts the timer: it runs until it fires.
+        // `start()` runs the one-shot until it fires.
         try TempoTimer(.at(TimerDeadline(display.end, clock: .continuous))) { _ in done.signal() }.start()
         let redraw = try TempoTimer(.every(min(refresh, total), clock: .continuous)) { _ in display.draw() }
         signal(SIGCONT, SIG_IGN)

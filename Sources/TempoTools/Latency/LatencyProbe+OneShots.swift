@@ -12,7 +12,7 @@ extension LatencyProbe {
         queue.sync { chain.stop() }
     }
 
-    /// A new one-shot ``TempoTimer`` per slot (`once(at:)`, default delivery), created by the previous handler.
+    /// A new one-shot ``TempoTimer`` per slot (`.at(...)`, default delivery), created by the previous handler.
     static func runTempoOneShots(_ recorder: LatencyRecorder, progress: (Double) -> Void) throws(TempoError) {
         let chain = TempoChain(recorder: recorder)
         try chain.arm(slot: 1)

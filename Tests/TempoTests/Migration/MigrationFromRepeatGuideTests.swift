@@ -51,8 +51,9 @@ import Testing
         #expect(timer.fire(andPause: true))
         #expect(steps.value == 4)
         #expect(timer.state == .paused)
-        timer.resume()
-        try timer.reset(interval: .seconds(2))
+        // Repeat's `reset(_:restart: true)` runs a paused timer again: `restart(interval:)`, with no resume().
+        try timer.restart(interval: .seconds(2))
+        #expect(timer.state == .running)
         clock.advance(by: .seconds(2))
         #expect(steps.value == 5)
         timer.pause()

@@ -31,7 +31,7 @@ import TempoLocks
 ///
 /// ## Ending a subscription
 /// A ``TickerSubscription`` ends when you call ``TickerSubscription/cancel()`` or release the token. A
-/// subscription with an owner (``subscribe(owner:every:handler:)``) ends when the owner dies: the owner needs
+/// subscription with a ``TimerHandler/weak(_:_:)`` handler (``subscribe(every:handler:)``) ends when the owner dies: the owner needs
 /// no cleanup code. Tokens keep the ticker alive; keep a reference to a ticker that has owner subscriptions.
 ///
 /// ## Cost
