@@ -38,6 +38,32 @@ extension SharedTicker {
         return TickerSubscription(ticker: self, id: id, endsOnRelease: handler.targetIsAlive == nil)
     }
 
+    /// Subscribes `handler` under `id`, replacing the subscription `id` had: SingleTimer's observers de-duplicated
+    /// by id.
+    ///
+    /// Once this returns, the subscription `id` had before is ended (its handler is not called again, except for a
+    /// call another thread had already begun). Timing and handlers as for ``subscribe(every:handler:)``; releasing
+    /// the token does not end the subscription (a later subscription under `id`, ``TickerSubscription/cancel()`` or
+    /// a ``TimerHandler/weak(_:_:)`` target's death does).
+    ///
+    /// - Parameters:
+    ///   - id: The subscriber's identity.
+    ///   - every: Call on every n-th tick (default 1: every tick).
+    ///   - handler: What runs on those ticks.
+    /// - Returns: The subscription.
+    /// - Throws: ``TempoError`` as ``subscribe(every:handler:)`` does; the subscription `id` had is then kept.
+    @discardableResult
+    public func subscribe(
+        id: some Hashable & Sendable, every: Int = 1, handler: TimerHandler
+    ) throws(TempoError) -> TickerSubscription {
+        let subscription = try subscribe(every: every, handler: handler)
+        let key = SubscriberID(id)
+        let replaced = subscriptionsByID.withLock { $0.updateValue(subscription.id, forKey: key) }
+        // Outside the lock: ending a subscription may stop the timer.
+        if let replaced { remove(replaced) }
+        return TickerSubscription(ticker: self, id: subscription.detach(), endsOnRelease: false)
+    }
+
     /// Subscribes `body` to every `every`-th tick: ``subscribe(every:handler:)`` with ``TimerHandler/tick(_:)``,
     /// as a trailing closure. The subscription ends on cancel or when the token is released.
     ///
@@ -122,8 +148,10 @@ extension SharedTicker {
 /// completes). Tokens keep their ticker alive. Thread-safe.
 public final class TickerSubscription: Sendable {
     private let ticker: SharedTicker
-    private let id: UInt64
+    let id: UInt64
     private let endsOnRelease: Bool
+    /// Whether another token took over ending the subscription (see ``detach()``).
+    private let detached = Atomic<Bool>(false)
 
     init(ticker: SharedTicker, id: UInt64, endsOnRelease: Bool) {
         self.ticker = ticker
@@ -132,7 +160,13 @@ public final class TickerSubscription: Sendable {
     }
 
     deinit {
-        if endsOnRelease { ticker.remove(id) }
+        if endsOnRelease && !detached.load(ordering: .relaxed) { ticker.remove(id) }
+    }
+
+    /// Hands the subscription to another token: releasing this one no longer ends it. Returns the id.
+    func detach() -> UInt64 {
+        detached.store(true, ordering: .relaxed)
+        return id
     }
 
     /// Whether the subscription is still active (not cancelled, released or orphaned by its owner's death).

@@ -50,6 +50,9 @@ public final class SharedTicker: Sendable {
     /// Bumped (under the lock) whenever a subscription ends, so a tick under way knows to re-check.
     let removals = Atomic<UInt64>(0)
     let timer: TempoTimer
+    /// The subscription made under each id by ``subscribe(id:every:handler:)`` (entries of ended subscriptions stay
+    /// until their id subscribes again: removing an ended subscription does nothing).
+    let subscriptionsByID = TempoMutex<[SubscriberID: UInt64]>([:])
 
     /// The period of the underlying timer.
     public let interval: Duration
@@ -125,4 +128,13 @@ public final class SharedTicker: Sendable {
             }
         }
     }
+}
+
+/// A subscriber id of ``SharedTicker/subscribe(id:every:handler:)``.
+///
+/// `@unchecked Sendable`: `AnyHashable` is not `Sendable`, but the only initializer takes a `Hashable & Sendable`
+/// value, so the wrapped value is `Sendable`.
+struct SubscriberID: Hashable, @unchecked Sendable {
+    let base: AnyHashable
+    init(_ id: some Hashable & Sendable) { base = AnyHashable(id) }
 }
