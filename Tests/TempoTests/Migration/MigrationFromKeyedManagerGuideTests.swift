@@ -107,4 +107,23 @@ import Testing
         #expect(reloads.value == 1)
         #expect(!registry.contains("refresh"))
     }
+
+    @Test func firingAOneShotNowEndsIt() throws {
+        let clock = VirtualClock()
+        let fired = SaveCounter()
+        let timer = try TempoTimer(.after(.seconds(10)), scheduler: clock) { _ in fired.increment() }.start()
+        try timer.reschedule(after: .zero)
+        clock.advance(by: .zero)
+        #expect(fired.value == 1)
+        #expect(timer.state == .finished)
+        clock.advance(by: .seconds(10))
+        #expect(fired.value == 1)
+        // `fire()` is an extra manual run: the pending tick still fires.
+        let other = try TempoTimer(.after(.seconds(10)), scheduler: clock) { _ in fired.increment() }.start()
+        other.fire()
+        clock.advance(by: .zero)
+        #expect(fired.value == 2)
+        clock.advance(by: .seconds(10))
+        #expect(fired.value == 3)
+    }
 }
