@@ -230,12 +230,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     public func _checkInvariants() {
         #if DEBUG
         let wheel = wheel
-        expirer.state.withLock { table in
-            table._checkInvariants()
-            for slot in table.slots.values {
-                precondition(wheel.isArmed(table[slot].handle), "entry in slot \(slot) has no armed timer")
-            }
-        }
+        expirer.state.withLock { $0._checkInvariants(armedOn: wheel) }
         wheel._checkInvariants()
         #endif
     }
