@@ -35,6 +35,10 @@ struct TempoBinary {
 
     /// Starts `tempo arguments...`; `during` runs while it is going (to send signals); waits at most `timeout`.
     ///
+    /// The default `timeout` only catches a hang: `tempo latency --duration 100ms` takes 1.6 s in a debug build
+    /// but 15 s in CI's ThreadSanitizer build at load 17, and more beside the rest of the suite (a 30 s bound killed
+    /// it there).
+    ///
     /// `during` runs once stdout (or stderr) contains `ready`, when given (after at most 60 s). With `stdoutFile`,
     /// standard output goes to that file (created or truncated; `/dev/full` to make writes fail) instead of a pipe,
     /// and ``Output/stdout`` is empty. With `inTerminal`, `tempo` runs on a pseudo-terminal (through util-linux
@@ -45,7 +49,7 @@ struct TempoBinary {
     /// starved the async tests running beside it.
     static func run(
         _ arguments: [String],
-        timeout: TimeInterval = 30,
+        timeout: TimeInterval = 120,
         readyWhenStdoutContains ready: String? = nil,
         readyWhenStderrContains readyOnStderr: String? = nil,
         stdoutFile: String? = nil,
