@@ -66,17 +66,11 @@ enum PlanInstant {
 
     /// The instant of a wall-clock `TimerInstant`, rounded down to whole nanoseconds and saturated to the range.
     static func nanoseconds(_ instant: TimerInstant) -> Int64 {
-        let (quotient, _) = instant.offset.attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        let floor =
-            instant.offset.attoseconds < 0 && quotient * 1_000_000_000 != instant.offset.attoseconds
-            ? quotient - 1 : quotient
-        return Int64(clamping: floor)
+        instant.nanosecondsRoundedDown
     }
 
     /// Whole nanoseconds of a duration, or `nil` when it is not a whole number of nanoseconds within `Int64`.
     static func nanoseconds(_ duration: Duration) -> Int64? {
-        let (quotient, remainder) = duration.attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        guard remainder == 0, let value = Int64(exactly: quotient) else { return nil }
-        return value
+        duration.exactNanoseconds
     }
 }

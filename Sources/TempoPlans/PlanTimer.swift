@@ -15,8 +15,8 @@ import TempoLocks
 ///
 /// ## Timing
 /// - **Dates**: after ``start()``, the timer fires for each date of the plan strictly after the moment it
-///   started. Each date is armed as a one-shot `TempoTimer` on `TimerClock.wall` at that instant, so it
-///   **never fires early**, and when the system clock is set (forward or back) the pending date is still
+///   started. Each date re-arms the plan timer's one internal one-shot `TempoTimer` (kept for its whole life) on
+///   `TimerClock.wall` at that instant, so it **never fires early**, and when the system clock is set (forward or back) the pending date is still
 ///   met when the clock reads it. The next date is computed after each fire (re-planned), from the plan, not
 ///   by adding an interval.
 /// - **Late dates**: when the timer wakes after more than one date is due (the machine slept, the clock was
@@ -76,17 +76,31 @@ public final class PlanTimer: Sendable {
     /// due, and sleeps again; plans without a watched zone sleep until their date.
     public static let zoneCheckInterval: Duration = .nanoseconds(PlanCursor.zoneCheckNanoseconds)
 
-    /// The latest instant a wall-clock `TempoTimer` accepts as an absolute first tick (`FirstTick.at`, half of
-    /// `TempoError.maximumDuration` from 1970: 2116-02-20); a later date is armed as a delay from now instead.
-    private static let armLimit = PlanInstant.nanoseconds(
-        TimerInstant(offset: TempoError.maximumDuration / 2 - .seconds(1)))
-
     private struct Mutable {
         var state: State = .idle
         var cursor: PlanCursor?
-        var timer: TempoTimer?
-        var generation: UInt64 = 0
         var nextDate: Int64?
+        /// The one wall-clock timer, created at the first arm and re-armed for every later wakeup and run.
+        var timer: TempoTimer?
+        /// What the timer should be doing, and its version (bumped on every change): see ``syncTimer()``.
+        var wanted = Wanted.stopped
+        var wantedVersion: UInt64 = 0
+        /// This plan timer, while it runs: a running plan timer is kept alive by its pending date (the timer's
+        /// handler holds it weakly, so a stopped plan timer and its timer form no cycle).
+        var keepAlive: PlanTimer?
+
+        mutating func want(_ wanted: Wanted) {
+            self.wanted = wanted
+            wantedVersion &+= 1
+        }
+    }
+
+    /// What the internal timer should be doing.
+    private enum Wanted {
+        /// Armed for a wakeup (nanoseconds since 1970 on the wall clock).
+        case armed(wakeup: Int64)
+        /// Not armed.
+        case stopped
     }
 
     /// The plan this timer runs.
@@ -162,7 +176,7 @@ public final class PlanTimer: Sendable {
                 mutable.cursor?.restart(at: now)
             }
             mutable.state = .running
-            mutable.generation += 1
+            mutable.keepAlive = self
             return true
         }
         if started { advance() }
@@ -171,15 +185,16 @@ public final class PlanTimer: Sendable {
     /// Cancels the timer: no date is claimed for delivery after this returns (a fire claimed just before may still
     /// run). Does nothing unless the timer is running.
     public func cancel() {
-        let timer = mutable.withLock { mutable -> TempoTimer? in
+        let released = mutable.withLock { mutable -> PlanTimer? in
             guard mutable.state == .running else { return nil }
             mutable.state = .cancelled
-            mutable.generation += 1
             mutable.nextDate = nil
-            defer { mutable.timer = nil }
-            return mutable.timer
+            mutable.want(.stopped)
+            defer { mutable.keepAlive = nil }
+            return mutable.keepAlive
         }
-        timer?.cancel()
+        guard released != nil else { return }
+        syncTimer()
     }
 
     /// Decides what is due, delivers it (outside the lock), and arms the next date.
@@ -188,27 +203,31 @@ public final class PlanTimer: Sendable {
             let now = scheduler.now(.wall)
             let nanoseconds = PlanInstant.nanoseconds(now)
             PlanCursor.refresh(watchedZones, now: nanoseconds)
-            let step = mutable.withLock { mutable -> (UInt64, PlanCursor.Decision, Int, Int64)? in
+            let step = mutable.withLock { mutable -> (PlanCursor.Decision, Int, PlanTimer?)? in
                 guard mutable.state == .running, var cursor = mutable.cursor else { return nil }
                 let decision = cursor.decide(now: nanoseconds)
                 mutable.cursor = cursor
-                var wakeup = Int64.max
+                var released: PlanTimer?
                 switch decision {
                 case .finished:
                     mutable.state = .finished
                     mutable.nextDate = nil
-                    mutable.timer = nil
+                    mutable.want(.stopped)
+                    released = mutable.keepAlive
+                    mutable.keepAlive = nil
                 case .wait(let date):
                     mutable.nextDate = date
-                    wakeup = cursor.wakeup(for: date, now: nanoseconds)
+                    mutable.want(.armed(wakeup: cursor.wakeup(for: date, now: nanoseconds)))
                 case .deliver:
                     break
                 }
-                return (mutable.generation, decision, cursor.fired, wakeup)
+                return (decision, cursor.fired, released)
             }
-            guard let (generation, decision, index, wakeup) = step else { return }
+            guard let (decision, index, released) = step else { return }
             switch decision {
             case .finished:
+                syncTimer()
+                _ = released
                 return
             case .deliver(let planned, let missed, let missedIsLowerBound):
                 let lateness = max(.zero, now - PlanInstant.timerInstant(planned))
@@ -217,42 +236,53 @@ public final class PlanTimer: Sendable {
                         planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index,
                         missedIsLowerBound: missedIsLowerBound))
             case .wait:
-                arm(wakeup, now: now, generation: generation)
+                syncTimer()
                 return
             }
         }
     }
 
-    /// Arms a one-shot wall-clock timer at `wakeup` (the next date, or sooner to check the plan's zones), after
-    /// which the timer decides again.
+    /// Brings the internal timer to what the state wants, outside the lock, until no other thread changed the
+    /// wish meanwhile.
     ///
-    /// A wakeup after 2116-02-20 (``armLimit``) is armed as a delay from `now` (`TimerSchedule.after`), which the wall
-    /// clock measures from the moment the timer starts, so the deadline is never earlier than `wakeup`: no clamp to a
-    /// limit that the wall clock may already have passed (a clock reading 2118 would otherwise re-arm at once,
-    /// forever). A delay longer than `TempoError.maximumDuration` wakes early, decides nothing is due and re-arms.
-    private func arm(_ wakeup: Int64, now: TimerInstant, generation: UInt64) {
-        let schedule: TimerSchedule
-        if wakeup <= Self.armLimit {
-            schedule = .at(.wall(PlanInstant.timerInstant(wakeup)), leeway: leeway, delivery: .queue(queue))
-        } else {
-            let delay = min(TempoError.maximumDuration, max(.zero, PlanInstant.timerInstant(wakeup) - now))
-            schedule = .after(delay, leeway: leeway, delivery: .queue(queue), clock: .wall)
+    /// The timer is never touched under the plan timer's lock (a `VirtualClock` may run its delivery before
+    /// `reschedule` returns). Every thread that changes the wish calls this afterwards and applies the wish until
+    /// the version it applied is still the current one, so whichever thread applies last applies the newest wish:
+    /// a `cancel()` racing a wakeup's re-arm never leaves the timer armed, nor a `start()` leaves it stopped.
+    /// Applying a wish twice re-arms the same wakeup, which at worst wakes the plan once more to find nothing due.
+    private func syncTimer() {
+        var applied: UInt64?
+        // Created outside the lock (creating reads the scheduler's clock); a second one made by a racing thread is
+        // dropped idle, never armed.
+        let made: TempoTimer? = mutable.withLock { $0.timer } == nil ? makeTimer() : nil
+        while true {
+            let next = mutable.withLock { mutable -> (UInt64, Wanted, TempoTimer)? in
+                guard mutable.wantedVersion != applied else { return nil }
+                if mutable.timer == nil { mutable.timer = made }
+                guard let timer = mutable.timer else { return nil }
+                return (mutable.wantedVersion, mutable.wanted, timer)
+            }
+            guard let (version, wanted, timer) = next else { return }
+            switch wanted {
+            // A wakeup past the timer's range (after 2262) wakes early, finds nothing due and re-arms.
+            case .armed(let wakeup): timer.rearm(at: PlanInstant.timerInstant(wakeup))
+            case .stopped: timer.cancel()
+            }
+            applied = version
         }
-        let timer: TempoTimer
+    }
+
+    /// The one wall-clock timer, idle until its first re-arm; its ticks make the plan decide again.
+    private func makeTimer() -> TempoTimer {
+        let schedule = TimerSchedule.after(.nanoseconds(1), leeway: leeway, delivery: .queue(queue), clock: .wall)
         do {
-            timer = try TempoTimer(schedule, scheduler: scheduler) { [self] _ in
-                guard mutable.withLock({ $0.generation == generation && $0.state == .running }) else { return }
+            return try TempoTimer(schedule, scheduler: scheduler) { [weak self] _ in
+                guard let self, mutable.withLock({ $0.state == .running }) else { return }
                 advance()
             }
         } catch {
-            // Unreachable: the interval, leeway and instant were validated.
-            preconditionFailure("plan timer could not arm \(schedule): \(error)")
+            // Unreachable: the leeway was validated in init.
+            preconditionFailure("plan timer could not create its timer for \(schedule): \(error)")
         }
-        let current = mutable.withLock { mutable -> Bool in
-            guard mutable.generation == generation, mutable.state == .running else { return false }
-            mutable.timer = timer
-            return true
-        }
-        if current { timer.start() }
     }
 }

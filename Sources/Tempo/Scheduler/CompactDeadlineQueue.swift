@@ -481,12 +481,3 @@ struct KeyHeap: ~Copyable {
         #endif
     }
 }
-
-extension TimerInstant {
-    /// The offset in whole nanoseconds, rounded down (so a clock reading never counts as later than it is);
-    /// saturated to `Int64`.
-    var nanosecondsRoundedDown: Int64 {
-        let (quotient, remainder) = offset.attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        return Int64(clamping: remainder < 0 ? quotient - 1 : quotient)
-    }
-}

@@ -1,3 +1,5 @@
+// Package-only: a public extension on a standard type collides with any other package that adds the same names (a
+// user importing both could no longer write `.minutes(5)`), and `.seconds(5 * 60)` says the same. See CHANGELOG.md.
 extension Duration {
     /// Exactly `minutes` minutes (`minutes × 60` seconds, computed on 128-bit attoseconds).
     ///
@@ -5,8 +7,8 @@ extension Duration {
     /// - Returns: The duration.
     /// - Precondition: The result fits in `Duration` (about ±5.4 trillion years), which every `Int` up to
     ///   ±2.8 × 10¹⁸ minutes does. Tempo's timers reject anything above ``TempoError/maximumDuration`` (about 292
-    ///   years) with a ``TempoError``; parse untrusted text with ``DurationParser``, which never traps.
-    public static func minutes<T: BinaryInteger>(_ minutes: T) -> Duration {
+    ///   years) with a `TempoError`; parse untrusted text with `DurationParser`, which never traps.
+    package static func minutes<T: BinaryInteger>(_ minutes: T) -> Duration {
         exactMultiple(minutes, ofSeconds: 60, unit: "minutes")
     }
 
@@ -15,8 +17,8 @@ extension Duration {
     /// - Parameter hours: The number of hours (negative for a negative duration).
     /// - Returns: The duration.
     /// - Precondition: The result fits in `Duration`, which every value up to ±4.7 × 10¹⁶ hours does; see
-    ///   ``Swift/Duration/minutes(_:)``.
-    public static func hours<T: BinaryInteger>(_ hours: T) -> Duration {
+    ///   `minutes(_:)`.
+    package static func hours<T: BinaryInteger>(_ hours: T) -> Duration {
         exactMultiple(hours, ofSeconds: 3_600, unit: "hours")
     }
 
@@ -25,8 +27,8 @@ extension Duration {
     /// - Parameter days: The number of days (negative for a negative duration).
     /// - Returns: The duration.
     /// - Precondition: The result fits in `Duration`, which every value up to ±1.9 × 10¹⁵ days does; see
-    ///   ``Swift/Duration/minutes(_:)``.
-    public static func days<T: BinaryInteger>(_ days: T) -> Duration {
+    ///   `minutes(_:)`.
+    package static func days<T: BinaryInteger>(_ days: T) -> Duration {
         exactMultiple(days, ofSeconds: 86_400, unit: "days")
     }
 

@@ -71,14 +71,11 @@ public struct TimerInstant: InstantProtocol, Hashable, Sendable, Codable, Custom
     /// The offset in whole nanoseconds, rounded up (so a deadline is never brought forward).
     ///
     /// Offsets beyond `Int64` saturate at `Int64.max` / `Int64.min`.
-    package var nanosecondsRoundedUp: Int64 {
-        let attoseconds = offset.attoseconds
-        let (quotient, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        let rounded = remainder > 0 ? quotient + 1 : quotient
-        if rounded > Int128(Int64.max) { return .max }
-        if rounded < Int128(Int64.min) { return .min }
-        return Int64(rounded)
-    }
+    package var nanosecondsRoundedUp: Int64 { offset.nanoseconds(rounded: .up) }
+
+    /// The offset in whole nanoseconds, rounded down (so a clock reading never counts as later than it is);
+    /// saturated to `Int64`.
+    package var nanosecondsRoundedDown: Int64 { offset.nanoseconds(rounded: .down) }
 }
 
 extension Duration {

@@ -116,6 +116,16 @@ extension TempoTimer {
         perform { $0.reschedule(to: now + delay, now: now) }
     }
 
+    /// Moves the next tick to `instant` on the timer's clock, as ``reschedule(at:)`` does, for the toolkit's types that
+    /// keep one timer for their whole life (`Countdown`, `PlanTimer`): an instant already past is due now, and one more
+    /// than ``TempoError/maximumDuration`` from now is due at that maximum (the owner wakes early, finds nothing due
+    /// and re-arms), so no instant is refused.
+    package func rearm(at instant: TimerInstant) {
+        let now = now()
+        let delay = min(TempoError.maximumDuration, max(.zero, now.saturatingDuration(to: instant)))
+        perform { $0.reschedule(to: now + delay, now: now) }
+    }
+
     /// Starts a one-shot's delay over with a new delay (for the toolkit's one-shot timers, whose delay is a setting of
     /// their own): ``reset(interval:)``, which refuses an interval for a one-shot, without that check.
     func restartDelay(_ delay: Duration?) {

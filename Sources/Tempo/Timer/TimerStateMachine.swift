@@ -79,15 +79,17 @@ struct TimerStateMachine {
         case forever
     }
 
-    // The fields are ordered by size so that no padding is left between them (see the type's comment).
+    // The fields are ordered by size so that no padding is left between them (see the type's comment). Those that
+    // the scheduler callbacks, the delivery and the observers (TimerStateMachine+Delivery.swift) use are internal
+    // rather than private; only this type and that extension touch them.
 
     /// The number of scheduled ticks delivered since the last start or reset.
-    private(set) var fireCount = 0
+    var fireCount = 0
     /// The anchored grid of the current schedule: due instants, claimed slots and the late-tick policy (and, with
     /// ``repeatsKind``, the repeats of the configuration; the timer keeps the clock and delivery).
-    private var grid: TickGrid
+    var grid: TickGrid
     private var repeatsKind: RepeatsKind
-    private var drainScheduled = false
+    var drainScheduled = false
     /// Bumped by every arm request and disarm: a scheduler callback or handle of another generation is stale.
     ///
     /// 32 bits, in what would be padding after the two flags. ``SystemScheduler`` callbacks are checked against the
@@ -95,10 +97,10 @@ struct TimerStateMachine {
     /// checked against this counter, and could only be mistaken for a current one if the timer went through a
     /// multiple of 2^32 arms and disarms between that scheduler starting the callback and the callback taking the
     /// timer's lock.
-    private var armGeneration: UInt32 = 0
-    private(set) var phase = Phase.idle
-    private var mailbox = TimerMailbox()
-    private(set) var handlers = TimerHandlers()
+    var armGeneration: UInt32 = 0
+    var phase = Phase.idle
+    var mailbox = TimerMailbox()
+    var handlers = TimerHandlers()
 
     init(config: TempoTimer.Configuration, handler: Handler?, targetIsAlive: (@Sendable () -> Bool)? = nil) {
         switch config.repeats {
@@ -117,10 +119,10 @@ struct TimerStateMachine {
     }
 
     /// The rarely used state, or `nil` while nothing needed it (the mailbox holds it).
-    private var extras: TimerExtras? { mailbox.extras }
+    var extras: TimerExtras? { mailbox.extras }
 
     /// The extras, allocated on first use.
-    private mutating func neededExtras() -> TimerExtras {
+    mutating func neededExtras() -> TimerExtras {
         mailbox.neededExtras()
     }
 
@@ -336,148 +338,10 @@ struct TimerStateMachine {
         return actions
     }
 
-    // MARK: Scheduler callbacks
-
-    /// Records the handle of an arm request; returns `false` when the request is stale and must be cancelled.
-    mutating func armed(_ action: ScheduledAction, generation: UInt32) -> Bool {
-        guard case .running(.requested) = phase, generation == armGeneration else { return false }
-        phase = .running(.armed(action))
-        return true
-    }
-
-    /// The deadline of the armed action `id` passed (schedulers whose handle is recorded in the critical section
-    /// that requested the arm, so that a live callback always finds its handle recorded): as
-    /// ``deadlineReached(generation:now:)`` when `id` is the recorded handle's, nothing otherwise.
-    mutating func deadlineReached(actionID: UInt64, now: TimerInstant) -> Actions {
-        guard case .running(.armed(let action)) = phase, action.id == actionID else { return .none }
-        return deadlineReached(generation: armGeneration, now: now)
-    }
-
-    /// The armed deadline passed: hand the due slots to delivery according to the late-tick policy.
-    mutating func deadlineReached(generation: UInt32, now: TimerInstant) -> Actions {
-        guard case .running(let arming) = phase else { return .none }
-        switch arming {
-        case .requested, .armed:
-            guard generation == armGeneration else { return .none }
-        case .awaitingDelivery, .never:
-            return .none
-        }
-        // This arm is used up: a handle for it that is recorded late (the action can run before `schedule`
-        // returns) must not be mistaken for a live one.
-        armGeneration &+= 1
-        var actions = Actions()
-        switch grid.claim(at: now) {
-        case .notDue:
-            // The scheduler never runs early; this only guards against a clock that disagrees with it.
-            actions.arm(enterRunning())
-            return actions
-        case .deliver(let first, let last, let missed):
-            // A claimed slot is due at or before `now`, so its instant is representable.
-            let firstDue = grid.due(first) ?? now
-            // At most `LateTickPolicy.maximumBurst` slots per claim, so the count fits 32 bits.
-            actions = enqueue(
-                .ticks(
-                    first: first, firstDue: firstDue, missed: missed, following: UInt32(last - first)))
-        case .dropped, .finished:
-            break
-        }
-        if grid.isFinished {
-            phase = .finished
-            actions = notify(actions)
-        } else if mailbox.hasScheduledTicks() {
-            phase = .running(.awaitingDelivery)
-        } else {
-            actions.arm(enterRunning())
-        }
-        return actions
-    }
-
-    /// A scheduled tick's handlers returned: arm the next deadline if it was held back for this delivery.
-    mutating func scheduledTickDelivered() -> Actions {
-        guard case .running(.awaitingDelivery) = phase, !mailbox.hasScheduledTicks() else {
-            return .none
-        }
-        var actions = Actions()
-        actions.arm(enterRunning())
-        return actions
-    }
-
-    // MARK: Delivery
-
-    /// Takes the next delivery from the mailbox (state changes nobody listens to are dropped). Ends the drain when
-    /// empty.
-    mutating func nextStep(now: TimerInstant, target: TargetCheck = .unchecked) -> Step {
-        assert(drainScheduled, "a drain step was taken with no drain running")
-        while let delivery = mailbox.first {
-            switch delivery {
-            case .ticks(let first, let firstDue, let missed, let following):
-                if let targetIsAlive = extras?.targetIsAlive {
-                    switch target {
-                    case .unchecked: return .checkTarget(targetIsAlive)
-                    case .gone: return .targetGone
-                    case .alive: break
-                    }
-                }
-                // Queued ticks follow the current interval (a reset, which may change it, removes them).
-                let interval = grid.interval
-                if following > 0 {
-                    mailbox.replaceFirst(
-                        with: .ticks(
-                            first: first + 1, firstDue: firstDue + interval, missed: 0, following: following - 1))
-                } else {
-                    mailbox.removeFirst()
-                }
-                if let extras, extras.previousRunTicks > 0 {
-                    extras.previousRunTicks -= 1
-                } else {
-                    fireCount += 1
-                }
-                let lateness = max(.zero, now - firstDue)
-                let tick = TimerTick(
-                    index: first + 1, due: firstDue, lateness: lateness, missed: missed,
-                    overdue: lateness.saturatingAdding(interval, times: missed))
-                return .tick(tick, handlers)
-            case .manual(let index, let requested):
-                mailbox.removeFirst()
-                let tick = TimerTick(
-                    index: index, due: requested, lateness: max(.zero, now - requested), isManual: true)
-                return .tick(tick, handlers)
-            case .state(let state):
-                mailbox.removeFirst()
-                guard let stateHandler = extras?.stateHandler else { continue }
-                return .state(state, stateHandler)
-            }
-        }
-        drainScheduled = false
-        return .idle
-    }
-
-    // MARK: Observers
-
-    mutating func addObserver(_ handler: @escaping Handler) -> UInt64 {
-        handlers.add(handler)
-    }
-
-    mutating func removeObserver(id: UInt64) -> Handler? {
-        handlers.remove(id: id)
-    }
-
-    /// Removes every handler, the initial one included; returns them for release outside the lock.
-    mutating func removeAllObservers() -> TimerHandlers {
-        handlers.removeAll()
-    }
-
-    mutating func setStateHandler(_ handler: StateHandler?) -> StateHandler? {
-        guard handler != nil || extras != nil else { return nil }
-        let extras = neededExtras()
-        defer { extras.stateHandler = handler }
-        return extras.stateHandler
-    }
-
     // MARK: Helpers
 
     /// Enters `.running` with an arm request for the grid's next slot (or `.never` when it cannot be due).
-    private mutating func enterRunning() -> Arm? {
+    mutating func enterRunning() -> Arm? {
         armGeneration &+= 1
         guard let deadline = grid.nextDue else {
             phase = .running(.never)
@@ -494,7 +358,7 @@ struct TimerStateMachine {
         return nil
     }
 
-    private mutating func enqueue(_ delivery: TimerMailbox.Delivery) -> Actions {
+    mutating func enqueue(_ delivery: TimerMailbox.Delivery) -> Actions {
         mailbox.append(delivery)
         var actions = Actions()
         if !drainScheduled {
@@ -505,7 +369,7 @@ struct TimerStateMachine {
     }
 
     /// Queues a state-change notification for the phase just entered, if someone listens.
-    private mutating func notify(_ actions: Actions) -> Actions {
+    mutating func notify(_ actions: Actions) -> Actions {
         guard extras?.stateHandler != nil else { return actions }
         var actions = actions
         actions.startDrain = enqueue(.state(phase.state)).startDrain || actions.startDrain

@@ -145,7 +145,7 @@ public final class TimingWheel: Sendable {
             usesPool = false
         }
         origin = scheduler.now(configuration.clock)
-        tickNanoseconds = Int64(configuration.tick.attoseconds / 1_000_000_000)
+        tickNanoseconds = configuration.tick.nanoseconds(rounded: .down)
         let core = WheelCore(tickNanoseconds: tickNanoseconds, initialCapacity: configuration.initialCapacity)
         state = TempoMutex(State(core: core))
         driver.wheel = self

@@ -1,4 +1,4 @@
-public import Tempo
+package import Tempo
 
 /// Decides when to start a long-running job driven by a timer, when a tick can arrive while the previous
 /// run is still going.
@@ -15,32 +15,32 @@ public import Tempo
 /// `OverlapGate` is a value type with no clock of its own: feed it ``tickArrived()`` and ``runFinished()``
 /// and start a run whenever one of them returns `true`. It is not synchronized; keep it in a `Mutex`
 /// when ticks and run completions come from different threads.
-public struct OverlapGate: Sendable, Hashable {
+package struct OverlapGate: Sendable, Hashable {
     /// The policy for ticks that arrive while a run is going.
-    public let policy: LateTickPolicy
+    package let policy: LateTickPolicy
     /// Whether a run is going.
-    public private(set) var isRunning = false
+    package private(set) var isRunning = false
     /// Runs owed by overlapping ticks that have not started yet (at most 1 under coalesce, 0 under skip).
-    public private(set) var pending = 0
+    package private(set) var pending = 0
     /// The number of runs started.
-    public private(set) var started = 0
+    package private(set) var started = 0
     /// Ticks folded into another run (coalesce) or dropped (skip) because a run was going.
-    public private(set) var overlapped = 0
+    package private(set) var overlapped = 0
 
     /// Creates an idle gate.
     ///
     /// - Parameter policy: What to do with ticks that arrive while a run is going.
-    public init(policy: LateTickPolicy) {
+    package init(policy: LateTickPolicy) {
         self.policy = policy
     }
 
     /// Whether nothing runs and no run is owed.
-    public var isIdle: Bool { !isRunning && pending == 0 }
+    package var isIdle: Bool { !isRunning && pending == 0 }
 
     /// Records a tick.
     ///
     /// - Returns: `true` when the caller must start a run now (the gate then counts it as running).
-    public mutating func tickArrived() -> Bool {
+    package mutating func tickArrived() -> Bool {
         guard isRunning else {
             isRunning = true
             started += 1
@@ -65,7 +65,7 @@ public struct OverlapGate: Sendable, Hashable {
     ///
     /// - Returns: `true` when the caller must start the next, owed run now.
     /// - Precondition: A run is going.
-    public mutating func runFinished() -> Bool {
+    package mutating func runFinished() -> Bool {
         precondition(isRunning, "runFinished() without a run going")
         guard pending > 0 else {
             isRunning = false
@@ -80,7 +80,7 @@ public struct OverlapGate: Sendable, Hashable {
     ///
     /// - Returns: The number of owed runs dropped.
     @discardableResult
-    public mutating func dropPending() -> Int {
+    package mutating func dropPending() -> Int {
         defer { pending = 0 }
         return pending
     }

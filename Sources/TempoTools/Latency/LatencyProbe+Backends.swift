@@ -51,7 +51,7 @@ extension LatencyProbe {
         let first = recorder.due(1)
         source.schedule(
             deadline: DispatchTime(uptimeNanoseconds: UInt64(first.nanosecondsRoundedUp)),
-            repeating: .nanoseconds(Int(recorder.period.nanosecondsRoundedUp)),
+            repeating: .nanoseconds(Int(recorder.period.nanoseconds(rounded: .up))),
             leeway: .nanoseconds(0)
         )
         // `data` is read inside the handler through this box: the source is not Sendable.

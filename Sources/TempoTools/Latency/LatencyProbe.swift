@@ -1,4 +1,4 @@
-public import Tempo
+package import Tempo
 
 /// Measures how punctually a periodic timer wakes up, in the manner of `cyclictest`.
 ///
@@ -15,9 +15,9 @@ public import Tempo
 ///
 /// Thread-safety: ``measure(_:every:for:progress:)`` may be called from any thread; the backends run on
 /// their own threads and queues.
-public enum LatencyProbe {
+package enum LatencyProbe {
     /// A way of waking up periodically.
-    public enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
+    package enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
         /// The floor: a dedicated thread with 1 ns timer slack sleeping with
         /// `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)` until each slot. Nothing in user space wakes
         /// up sooner after a deadline, so the other backends are compared with it.
@@ -39,10 +39,10 @@ public enum LatencyProbe {
         case tempoOneShot = "tempo-oneshot"
 
         /// The backend's command-line name, for example `tempo-precise`.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// A one-line explanation of the backend, for reports.
-        public var summary: String {
+        package var summary: String {
             switch self {
             case .floor: "clock_nanosleep(TIMER_ABSTIME) thread, timer slack 1 ns"
             case .dispatchSource: "DispatchSourceTimer, leeway 0, .strict"
@@ -56,41 +56,41 @@ public enum LatencyProbe {
     }
 
     /// The outcome of one measurement.
-    public struct Samples: Sendable {
+    package struct Samples: Sendable {
         /// The backend measured.
-        public let backend: Backend
+        package let backend: Backend
         /// The period it ticked at.
-        public let period: Duration
+        package let period: Duration
         /// The number of slots on the grid (`duration / period`).
-        public let slots: Int
+        package let slots: Int
         /// The lateness of every measured tick in nanoseconds, in tick order.
-        public let latenessNanoseconds: [UInt64]
+        package let latenessNanoseconds: [UInt64]
         /// Slots that were already overdue when an earlier tick ran, and so were folded into it.
-        public let missed: Int
+        package let missed: Int
         /// Ticks whose handler ran before the deadline it was waiting for (recorded with lateness 0).
         /// Always 0 for a correct backend.
-        public let early: Int
+        package let early: Int
         /// How far the last tick ran from its slot on the ideal grid `start + N · period` (`N` its slot).
         ///
         /// An anchored timer keeps this near one tick's lateness however long it runs; a timer that
         /// re-armed relative to its own late wakeups would accumulate the lateness of every tick here.
-        public let drift: Duration
+        package let drift: Duration
         /// Context switches of the whole process during the measurement (`getrusage`): each time a thread
         /// blocked and was woken counts one, so this counts wakeups (plus the probe's own progress wakeups,
         /// about five a second).
-        public var contextSwitches = 0
+        package var contextSwitches = 0
         /// CPU time (user + system) of the whole process during the measurement.
-        public var cpuTime = Duration.zero
+        package var cpuTime = Duration.zero
 
         /// The number of ticks measured.
-        public var ticks: Int { latenessNanoseconds.count }
+        package var ticks: Int { latenessNanoseconds.count }
 
         /// Process wakeups per measured tick: 1 when a tick costs one thread wakeup; a backend that hops to a
         /// second thread (a delivery queue) or wakes early and spins shows more.
-        public var wakeupsPerTick: Double { ticks == 0 ? 0 : Double(contextSwitches) / Double(ticks) }
+        package var wakeupsPerTick: Double { ticks == 0 ? 0 : Double(contextSwitches) / Double(ticks) }
 
         /// Process CPU time per measured tick.
-        public var cpuPerTick: Duration { ticks == 0 ? .zero : cpuTime / ticks }
+        package var cpuPerTick: Duration { ticks == 0 ? .zero : cpuTime / ticks }
 
         /// These samples followed by those of a later measurement of the same backend; the drift is the later one's.
         func appending(_ later: Samples) -> Samples {
@@ -118,7 +118,7 @@ public enum LatencyProbe {
     ///   - progress: Called on the calling thread about five times a second with the fraction done (0...1).
     /// - Returns: The lateness samples.
     /// - Throws: ``TempoError`` naming `period` or `duration` when they are out of range.
-    public static func measure(
+    package static func measure(
         _ backend: Backend,
         every period: Duration,
         for duration: Duration,
@@ -158,7 +158,7 @@ public enum LatencyProbe {
     ///     slice, `duration / rounds` at most).
     /// - Returns: One merged ``Samples`` per backend that was measured at least once, in the order of `backends`.
     /// - Throws: ``TempoError`` naming `period`, `duration` or `rounds` when out of range.
-    public static func measure(
+    package static func measure(
         _ backends: [Backend],
         every period: Duration,
         for duration: Duration,
@@ -195,7 +195,7 @@ public enum LatencyProbe {
     ///   - duration: The measurement's length; at least one period, at most 100,000,000 periods.
     /// - Returns: The number of slots on the grid.
     /// - Throws: ``TempoError`` naming `period` or `duration` when they are out of range.
-    public static func slotCount(period: Duration, duration: Duration) throws(TempoError) -> Int {
+    package static func slotCount(period: Duration, duration: Duration) throws(TempoError) -> Int {
         try TempoError.validateInterval(period, name: "period")
         try TempoError.validateInterval(duration, name: "duration")
         guard period >= .microseconds(10) else {

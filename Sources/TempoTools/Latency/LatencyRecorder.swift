@@ -48,7 +48,7 @@ final class LatencyRecorder: Sendable {
             guard slot > state.lastSlot, state.lastSlot < slots else { return false }
             let lateness = now - due(state.lastSlot + 1)
             if lateness < .zero { state.early += 1 }
-            state.lateness.append(lateness <= .zero ? 0 : UInt64(lateness.nanosecondsRoundedUp))
+            state.lateness.append(lateness <= .zero ? 0 : UInt64(lateness.nanoseconds(rounded: .up)))
             state.missed += slot - state.lastSlot - 1
             state.lastSlot = slot
             state.lastOffset = now - due(slot)
@@ -97,13 +97,5 @@ final class LatencyRecorder: Sendable {
                 drift: state.lastOffset
             )
         }
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds, rounded up; negative durations are rounded toward zero.
-    var nanosecondsRoundedUp: Int64 {
-        let (quotient, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        return Int64(remainder > 0 ? quotient + 1 : quotient)
     }
 }

@@ -10,40 +10,40 @@ extension MassTimerBench {
     /// chunks back).
     ///
     /// A value type; `Sendable`.
-    public struct Summary: Sendable, Equatable {
+    package struct Summary: Sendable, Equatable {
         /// What was armed.
-        public let subject: Subject
+        package let subject: Subject
         /// How many timers per round.
-        public let count: Int
+        package let count: Int
         /// How many rounds measured the subject at this count.
-        public let rounds: Int
+        package let rounds: Int
         /// The median of the rounds' nanoseconds per arm.
-        public let armNanoseconds: Double
+        package let armNanoseconds: Double
         /// The median of the rounds' nanoseconds per cancel.
-        public let cancelNanoseconds: Double
+        package let cancelNanoseconds: Double
         /// The heap bytes per armed timer in the first round that measured the subject at this count.
-        public let bytesPerTimer: Double
+        package let bytesPerTimer: Double
         /// The median heap bytes per armed timer of the later rounds, or `nil` after one round.
-        public let laterBytesPerTimer: Double?
+        package let laterBytesPerTimer: Double?
         /// Per-round ratios to the peer, or `nil` when the peer was not measured at this count.
-        public let ratios: Ratios?
+        package let ratios: Ratios?
     }
 
     /// The median and range of per-round ratios to the peer (a value below 1 means cheaper than the peer).
     ///
     /// A value type; `Sendable`.
-    public struct Ratios: Sendable, Equatable {
+    package struct Ratios: Sendable, Equatable {
         /// Arm time over the peer's.
-        public let arm: Double
+        package let arm: Double
         /// Cancel time over the peer's.
-        public let cancel: Double
+        package let cancel: Double
         /// Heap bytes over the peer's, in the first round.
-        public let bytes: Double
+        package let bytes: Double
         /// Arm plus cancel time over the peer's arm plus cancel time: the cost of a timer that is armed and
         /// cancelled before it fires (a timeout for work that finished in time).
-        public let armAndCancel: Double
+        package let armAndCancel: Double
         /// The smallest and largest per-round value of ``armAndCancel``.
-        public let armAndCancelRange: ClosedRange<Double>
+        package let armAndCancelRange: ClosedRange<Double>
     }
 
     /// Summarizes the results of several rounds, in the order subjects and counts first appear.
@@ -56,7 +56,7 @@ extension MassTimerBench {
     /// - Returns: One summary per subject and count. A round in which the peer has no result at that count
     ///   (or a zero figure) adds nothing to the ratios.
     /// - Complexity: O(*n* log *n*) in the number of results.
-    public static func summarize(_ rounds: [[Result]], against peer: Subject = .dispatchSource) -> [Summary] {
+    package static func summarize(_ rounds: [[Result]], against peer: Subject = .dispatchSource) -> [Summary] {
         var keys: [Key] = []
         var measured: [Key: [Result]] = [:]
         var ratios: [Key: [(arm: Double, cancel: Double, bytes: Double, both: Double)]] = [:]
@@ -107,7 +107,7 @@ extension MassTimerBench {
     /// The order in which round `round` (from 0) measures `subjects`: as given in even rounds, reversed in odd
     /// ones, so that no subject always runs first on a fresh heap or last on a reused one. A pure function: safe to
     /// call from any thread.
-    public static func order(of subjects: [Subject], inRound round: Int) -> [Subject] {
+    package static func order(of subjects: [Subject], inRound round: Int) -> [Subject] {
         round.isMultiple(of: 2) ? subjects : subjects.reversed()
     }
 

@@ -2,7 +2,7 @@ import CTempoShims
 import CTempoToolsShims
 import Dispatch
 import Synchronization
-public import Tempo
+package import Tempo
 
 /// A quick, dependency-free benchmark of arming and cancelling many timers at once.
 ///
@@ -12,9 +12,9 @@ public import Tempo
 /// `mallinfo2` (`uordblks + hblkhd`) before and after arming; on other platforms they are reported as 0.
 ///
 /// Thread-safety: run one measurement at a time; ``run(_:count:progress:)`` must not be called concurrently.
-public enum MassTimerBench {
+package enum MassTimerBench {
     /// What is armed.
-    public enum Subject: String, CaseIterable, Sendable, CustomStringConvertible {
+    package enum Subject: String, CaseIterable, Sendable, CustomStringConvertible {
         /// One started ``TempoTimer`` per timer, on ``SystemScheduler/shared``.
         case tempoTimer = "tempo-timer"
         /// One timer per timer in a ``TimingWheel`` (default 1 ms tick), armed with a value for its handler.
@@ -25,32 +25,32 @@ public enum MassTimerBench {
         case taskSleep = "task-sleep"
 
         /// The subject's command-line name.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     /// The phase of a run that progress is reported for.
-    public enum Phase: String, Sendable, CustomStringConvertible {
+    package enum Phase: String, Sendable, CustomStringConvertible {
         /// Creating and arming the timers.
         case arm
         /// Cancelling and releasing the timers.
         case cancel
 
         /// The phase's name, `arm` or `cancel`.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     /// The cost of arming and cancelling `count` timers of one subject.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// What was armed.
-        public let subject: Subject
+        package let subject: Subject
         /// How many timers.
-        public let count: Int
+        package let count: Int
         /// Wall-clock nanoseconds per timer to create and arm it.
-        public let armNanoseconds: Double
+        package let armNanoseconds: Double
         /// Wall-clock nanoseconds per timer to cancel it and release it.
-        public let cancelNanoseconds: Double
+        package let cancelNanoseconds: Double
         /// Heap bytes held per armed timer (0 where `mallinfo2` is unavailable).
-        public let bytesPerTimer: Double
+        package let bytesPerTimer: Double
     }
 
     /// Arms `count` timers of `subject`, then cancels them, and reports the cost per timer.
@@ -62,7 +62,7 @@ public enum MassTimerBench {
     ///     the calling task, about twenty times per phase, the last time with 1 when the phase is complete.
     /// - Returns: Nanoseconds per arm and per cancel, and heap bytes per timer.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` naming `count` when it is out of range.
-    public static func run(
+    package static func run(
         _ subject: Subject,
         count: Int,
         progress: @Sendable (Phase, Double) -> Void = { _, _ in }
@@ -71,7 +71,7 @@ public enum MassTimerBench {
             throw TempoError(.invalidCount, value: "\(count)", message: "count must be 1...10,000,000, got \(count)")
         }
         let measured = await measure(subject, count: count, progress: progress)
-        let perTimer = { (duration: Duration) in Double(duration.nanosecondsRoundedUp) / Double(count) }
+        let perTimer = { (duration: Duration) in Double(duration.nanoseconds(rounded: .up)) / Double(count) }
         return Result(
             subject: subject,
             count: count,

@@ -156,7 +156,7 @@ final class DispatchPeer: TimerPeer {
     init(capacity: Int, counter: FireCounter) { self.counter = counter }
 
     func arm(after delay: Duration) -> any DispatchSourceTimer {
-        arm(atUptime: DispatchTime.now().uptimeNanoseconds + UInt64(delay.wholeNanoseconds))
+        arm(atUptime: DispatchTime.now().uptimeNanoseconds + UInt64(delay.nanoseconds(rounded: .down)))
     }
     func arm(atUptime nanoseconds: UInt64) -> any DispatchSourceTimer {
         let source = DispatchSource.makeTimerSource(queue: queue)
@@ -215,11 +215,4 @@ final class TaskSleepPeer: TimerPeer {
 final class TaskProgress: Sendable {
     let sleeping = Atomic<Int>(0)
     let ended = Atomic<Int>(0)
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds (benchmarks use whole-nanosecond delays).
-    var wholeNanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-    }
 }

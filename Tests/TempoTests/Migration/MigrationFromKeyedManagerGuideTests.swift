@@ -32,11 +32,11 @@ import Testing
         @Sendable func ring() { rings.increment() }
         let startDate = Date(timeIntervalSince1970: 1_767_225_600 + 1_800)
         let date = Date(timeIntervalSince1970: 1_767_225_600 + 600)
-        try registry.schedule("session", .after(.minutes(15))) { _ in expire() }
+        try registry.schedule("session", .after(.seconds(15 * 60))) { _ in expire() }
         try registry.schedule("retry", .every(.seconds(5), repeats: .times(3))) { _ in retry() }
         try registry.schedule(
             "report",
-            .every(.hours(1), first: .at(TimerDeadline(timeIntervalSince1970: startDate.timeIntervalSince1970)))
+            .every(.seconds(3_600), first: .at(TimerDeadline(timeIntervalSince1970: startDate.timeIntervalSince1970)))
         ) { tick in reports.record(tick) }
         try registry.schedule("alarm", .at(TimerDeadline(timeIntervalSince1970: date.timeIntervalSince1970))) { _ in
             ring()
@@ -51,7 +51,7 @@ import Testing
         #expect(reports.count == 0)
         clock.advance(by: .seconds(1_800 - 900))
         #expect(reports.count == 1)
-        clock.advance(by: .hours(1))
+        clock.advance(by: .seconds(3_600))
         #expect(reports.count == 2)
         #expect(registry.keys == ["report"])
     }

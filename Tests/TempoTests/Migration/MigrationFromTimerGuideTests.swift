@@ -123,7 +123,7 @@ final class FeedViewModel: Sendable {
         let refreshes = refreshes
         timer = try TempoTimer(.every(.seconds(30)), scheduler: scheduler) { timer, tick in
             refreshes.increment()
-            if tick.index == 3 { try? timer.reset(interval: .minutes(1)) }  // back off after three polls
+            if tick.index == 3 { try? timer.reset(interval: .seconds(60)) }  // back off after three polls
         }.start().cancelledOnRelease()
     }
 }

@@ -62,6 +62,9 @@ public final class Countdown: Sendable {
     /// The lifecycle, under the countdown's lock; see ``CountdownStateMachine`` for why the internal timer is
     /// never touched under it.
     let machine: TempoMutex<CountdownStateMachine>
+    /// The one internal timer, created when a run first arms it and re-armed for every later run; its handler holds
+    /// the countdown weakly.
+    let timerSlot = TempoMutex<TempoTimer?>(nil)
     let scheduler: any TimerScheduler
     let delivery: TimerDelivery
     let leeway: Duration
@@ -107,14 +110,14 @@ public final class Countdown: Sendable {
         self.scheduler = scheduler
         self.onTick = onTick
         self.onFinish = onFinish
-        // One serial queue for every internal timer, so callbacks of successive runs never overlap.
+        // One serial queue for the internal timer, so callbacks never overlap.
         let queue = delivery.dispatchQueue(privateQueue: DispatchQueue(label: "tempo.countdown"))
         self.delivery = queue.map { TimerDelivery.queue($0) } ?? .immediate
         machine = TempoMutex(CountdownStateMachine(duration: duration, period: period))
     }
 
     deinit {
-        machine.withLock { $0.ownerDeinitialized() }?.cancel()
+        timerSlot.withLock { $0 }?.cancel()
     }
 
     /// The countdown's phase.
@@ -171,8 +174,7 @@ public final class Countdown: Sendable {
             return false
         case .grew:
             return true
-        case .rearm(let arm, let old):
-            old?.cancel()
+        case .rearm(let arm):
             perform(.arm(arm))
             return true
         }

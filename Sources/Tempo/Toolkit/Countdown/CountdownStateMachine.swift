@@ -1,20 +1,21 @@
 /// The lifecycle of a ``Countdown`` as a value: each event returns the action its owner performs after
 /// releasing the lock.
 ///
-/// The owner never creates, starts or cancels its internal ``TempoTimer`` under its own lock (so there is no
-/// lock order between a countdown and its timer): an ``Arm`` action asks it to create and start a timer for
-/// one run, and ``timerStarted(_:generation:)`` hands the started timer back, which the machine keeps only if
-/// that run is still current. Every run has a *generation*; leaving a run (pause, cancel, finish, re-arm)
-/// bumps it, so ticks and timers of an older run are recognised as stale.
+/// The owner keeps one internal ``TempoTimer`` for its whole life and never touches it under its own lock (so
+/// there is no lock order between a countdown and its timer): it re-arms the timer at a run's ``Arm/firstTick``
+/// and stops it when a run ends. What the timer should do is ``wantedTimer``; every change of it bumps the
+/// *generation*, so an owner that applied an older generation applies the newest one again (see
+/// `Countdown.syncTimer()`). A tick due before the current run's first boundary belongs to an older run and is
+/// dropped.
 ///
-/// Illegal transitions (a generation from the future, a timer handed back twice) fail an assertion in debug
-/// builds; in release builds the event is ignored and the extra timer cancelled.
+/// An illegal transition (restoring a machine that already ran) fails an assertion in debug builds; in release
+/// builds the event is ignored.
 package struct CountdownStateMachine {
     package enum State {
         /// Created, not started, with the time a run would count down.
         case idle(remaining: Duration)
-        /// Counting down toward `deadline`; `timer` is `nil` until the owner hands the started timer back.
-        case running(deadline: TimerInstant, timer: TempoTimer?)
+        /// Counting down toward `deadline`; the run's first tick is due at `firstTick`.
+        case running(deadline: TimerInstant, firstTick: TimerInstant)
         /// Paused, with the time left frozen.
         case paused(remaining: Duration)
         /// Reached zero.
@@ -23,11 +24,13 @@ package struct CountdownStateMachine {
         case cancelled(remaining: Duration)
     }
 
-    /// Create and start a timer whose first tick is due `delay` after the event's `now`, for run `generation`.
+    /// Arm the timer so that its first tick is due `delay` after the event's `now` (at `firstTick`), for run
+    /// `generation`.
     package struct Arm: Equatable {
         package let generation: UInt64
         package let deadline: TimerInstant
         package let delay: Duration
+        package let firstTick: TimerInstant
     }
 
     /// What ``start(now:)``, ``resume(now:)`` and ``restore(_:remaining:deadline:now:)`` ask of the owner.
@@ -39,8 +42,8 @@ package struct CountdownStateMachine {
     /// What ``pause(now:)`` and ``cancel(now:)`` ask of the owner.
     package enum StopAction {
         case none
-        /// Cancel this timer (`nil` when the run's timer was not handed back yet).
-        case cancelTimer(TempoTimer?)
+        /// Stop the timer.
+        case stopTimer
     }
 
     /// What ``add(_:now:)`` did.
@@ -49,26 +52,18 @@ package struct CountdownStateMachine {
         case unchanged
         /// An idle or paused countdown's time left grew.
         case grew
-        /// A running countdown's deadline moved: cancel the old timer, arm a new one.
-        case rearm(Arm, cancel: TempoTimer?)
+        /// A running countdown's deadline moved: re-arm the timer.
+        case rearm(Arm)
     }
 
-    /// What the owner does with a timer it handed back with ``timerStarted(_:generation:)``.
-    package enum TimerStartedAction: Equatable {
-        /// The run is current: the machine keeps the timer.
-        case keep
-        /// The run ended meanwhile: cancel the timer.
-        case cancel
-    }
-
-    /// What a tick of the internal timer means, from ``boundaryReached(generation:now:)``.
+    /// What a tick of the internal timer means, from ``boundaryReached(now:)``.
     package enum BoundaryAction {
         /// A stale tick (an older run, or not running): nothing to do.
         case none
         /// Call `onTick` with the time left.
         case tick(Duration)
-        /// The time is up: cancel the timer, then call `onFinish` (once per run).
-        case finish(cancel: TempoTimer?)
+        /// The time is up: stop the timer, then call `onFinish` (once per run).
+        case finish
     }
 
     package private(set) var state: State
@@ -97,10 +92,11 @@ package struct CountdownStateMachine {
         }
     }
 
-    /// The timer of the current run, if it was handed back.
-    package var timer: TempoTimer? {
-        guard case .running(_, let timer) = state else { return nil }
-        return timer
+    /// What the owner's timer should do: be armed with its first tick at `firstTick` (running), or be stopped
+    /// (`nil`), as of `generation`.
+    package var wantedTimer: (generation: UInt64, firstTick: TimerInstant?) {
+        guard case .running(_, let firstTick) = state else { return (generation, nil) }
+        return (generation, firstTick)
     }
 
     /// The time left at `now`: live while running (never negative), frozen while paused, idle or cancelled,
@@ -136,23 +132,22 @@ package struct CountdownStateMachine {
 
     /// Pauses a running countdown, freezing the time left; does nothing in any other phase.
     package mutating func pause(now: TimerInstant) -> StopAction {
-        guard case .running(let deadline, let timer) = state else { return .none }
+        guard case .running(let deadline, _) = state else { return .none }
         generation &+= 1
         state = .paused(remaining: max(.zero, now.saturatingDuration(to: deadline)))
-        return .cancelTimer(timer)
+        return .stopTimer
     }
 
     /// Cancels an idle, running or paused countdown; a finished or cancelled one is unchanged.
     package mutating func cancel(now: TimerInstant) -> StopAction {
         switch state {
-        case .running(let deadline, let timer):
+        case .running(let deadline, _):
             generation &+= 1
             state = .cancelled(remaining: max(.zero, now.saturatingDuration(to: deadline)))
-            return .cancelTimer(timer)
+            return .stopTimer
         case .idle(let remaining), .paused(let remaining):
-            generation &+= 1
             state = .cancelled(remaining: remaining)
-            return .cancelTimer(nil)
+            return .none
         case .finished, .cancelled:
             return .none
         }
@@ -180,8 +175,8 @@ package struct CountdownStateMachine {
             )
         }
         switch state {
-        case .running(_, let timer):
-            return .rearm(beginRun(deadline: now + (left + extra), now: now), cancel: timer)
+        case .running:
+            return .rearm(beginRun(deadline: now + (left + extra), now: now))
         case .idle:
             state = .idle(remaining: left + extra)
         case .paused:
@@ -214,25 +209,10 @@ package struct CountdownStateMachine {
         return .none
     }
 
-    /// The owner started the timer of run `generation`.
-    package mutating func timerStarted(_ timer: TempoTimer, generation: UInt64) -> TimerStartedAction {
-        guard generation <= self.generation else {
-            assertionFailure("timer of run \(generation) handed back, but the current run is \(self.generation)")
-            return .cancel
-        }
-        guard generation == self.generation, case .running(let deadline, let current) = state else { return .cancel }
-        guard current == nil else {
-            assertionFailure("a second timer handed back for run \(generation)")
-            return .cancel
-        }
-        state = .running(deadline: deadline, timer: timer)
-        return .keep
-    }
-
-    /// A tick of run `generation`'s timer came at `now`.
-    package mutating func boundaryReached(generation: UInt64, now: TimerInstant) -> BoundaryAction {
-        assert(generation <= self.generation, "tick of run \(generation) from the future (now \(self.generation))")
-        guard generation == self.generation, case .running(let deadline, let timer) = state else { return .none }
+    /// A tick of the timer came at `now`. A tick before the current run's first boundary is of an older run (a tick
+    /// claimed before the timer was re-armed): the timer never runs early, so a tick of this run comes at or after it.
+    package mutating func boundaryReached(now: TimerInstant) -> BoundaryAction {
+        guard case .running(let deadline, let firstTick) = state, now >= firstTick else { return .none }
         let left = now.saturatingDuration(to: deadline)
         // Show the boundary the tick stands for (a whole number of periods), not the few microseconds less
         // that a real clock reads by the time the handler runs, which truncation would turn into one less.
@@ -242,15 +222,9 @@ package struct CountdownStateMachine {
             lastTick = value
             return .tick(value)
         }
-        self.generation &+= 1
+        generation &+= 1
         state = .finished
-        return .finish(cancel: timer)
-    }
-
-    /// The owner is going away: the timer to cancel.
-    package mutating func ownerDeinitialized() -> TempoTimer? {
-        defer { generation &+= 1 }
-        return timer
+        return .finish
     }
 
     // MARK: Helpers
@@ -258,10 +232,9 @@ package struct CountdownStateMachine {
     private mutating func beginRun(deadline: TimerInstant, now: TimerInstant) -> Arm {
         generation &+= 1
         lastTick = nil
-        state = .running(deadline: deadline, timer: nil)
-        return Arm(
-            generation: generation, deadline: deadline,
-            delay: Self.firstTickDelay(to: deadline, now: now, period: period))
+        let delay = Self.firstTickDelay(to: deadline, now: now, period: period)
+        state = .running(deadline: deadline, firstTick: now + delay)
+        return Arm(generation: generation, deadline: deadline, delay: delay, firstTick: now + delay)
     }
 
     /// The delay from `now` to the first display boundary `deadline - m · period` after now (zero when the

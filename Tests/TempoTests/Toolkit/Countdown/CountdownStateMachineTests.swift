@@ -9,10 +9,6 @@ import Testing
         CountdownStateMachine(duration: duration, period: .seconds(1))
     }
 
-    private func idleTimer() throws -> TempoTimer {
-        try TempoTimer(.every(.seconds(1)))
-    }
-
     @discardableResult
     private func arm(_ action: CountdownStateMachine.StartAction) throws -> CountdownStateMachine.Arm {
         guard case .arm(let arm) = action else { throw Unexpected(action: "\(action)") }
@@ -41,43 +37,47 @@ import Testing
         }
     }
 
-    @Test func pauseFreezesTheTimeLeftAndHandsBackTheTimerToCancel() throws {
+    @Test func pauseFreezesTheTimeLeftAndAsksToStopTheTimer() throws {
         var machine = machine()
         let arm = try arm(machine.start(now: t0))
-        let timer = try idleTimer()
-        let result1 = machine.timerStarted(timer, generation: arm.generation)
-        #expect(result1 == .keep)
-        guard case .cancelTimer(let cancelled) = machine.pause(now: t0 + .seconds(3)) else {
+        #expect(machine.wantedTimer.firstTick == arm.firstTick)
+        guard case .stopTimer = machine.pause(now: t0 + .seconds(3)) else {
             Issue.record("pause asked for nothing")
             return
         }
-        #expect(cancelled === timer)
+        #expect(machine.wantedTimer.firstTick == nil)
+        #expect(machine.wantedTimer.generation > arm.generation)
         #expect(machine.phase == .paused)
         #expect(machine.remaining(at: t0 + .seconds(9)) == .seconds(7))
         let resumed = try self.arm(machine.resume(now: t0 + .seconds(20)))
         #expect(resumed.deadline == t0 + .seconds(27))
     }
 
-    @Test func aTimerOfARunThatEndedBeforeItWasHandedBackIsCancelled() throws {
+    @Test func cancellingARunAsksToStopTheTimerAndEveryEndOfARunIsANewGeneration() throws {
         var machine = machine()
         let arm = try arm(machine.start(now: t0))
-        _ = machine.cancel(now: t0 + .seconds(1))
-        let result2 = machine.timerStarted(try idleTimer(), generation: arm.generation)
-        #expect(result2 == .cancel)
-        #expect(machine.timer == nil)
+        guard case .stopTimer = machine.cancel(now: t0 + .seconds(1)) else {
+            Issue.record("cancel asked for nothing")
+            return
+        }
+        #expect(machine.wantedTimer.generation > arm.generation)
+        #expect(machine.wantedTimer.firstTick == nil)
     }
 
-    @Test func ticksOfAnOlderRunAreStale() throws {
+    /// A tick claimed before the timer was re-armed for a new run comes before the new run's first boundary (the
+    /// timer never runs early): it is dropped rather than shown as the new run's full duration.
+    @Test func aTickBeforeTheRunsFirstBoundaryIsOfAnOlderRun() throws {
         var machine = machine()
         let first = try arm(machine.start(now: t0))
         _ = machine.pause(now: t0 + .seconds(1))
         let second = try arm(machine.start(now: t0 + .seconds(2)))
         #expect(second.generation > first.generation)
-        guard case .none = machine.boundaryReached(generation: first.generation, now: t0 + .seconds(3)) else {
+        #expect(second.firstTick == t0 + .seconds(3))
+        guard case .none = machine.boundaryReached(now: t0 + .milliseconds(2_500)) else {
             Issue.record("a tick of the paused run was delivered")
             return
         }
-        guard case .tick(let left) = machine.boundaryReached(generation: second.generation, now: t0 + .seconds(3))
+        guard case .tick(let left) = machine.boundaryReached(now: t0 + .seconds(3))
         else {
             Issue.record("the current run's tick was dropped")
             return
@@ -89,48 +89,47 @@ import Testing
     /// the same boundary and is dropped, so a run's values strictly decrease; a new run reports from the top again.
     @Test func aLateTickThatRepeatsTheLastValueIsDropped() throws {
         var machine = machine()
-        let arm = try arm(machine.start(now: t0))
-        guard case .tick(.seconds(8)) = machine.boundaryReached(generation: arm.generation, now: t0 + .seconds(2))
+        try arm(machine.start(now: t0))
+        guard case .tick(.seconds(8)) = machine.boundaryReached(now: t0 + .seconds(2))
         else {
             Issue.record("expected the late tick of the 9 s boundary to show 8 s")
             return
         }
-        guard case .none = machine.boundaryReached(generation: arm.generation, now: t0 + .milliseconds(2_050)) else {
+        guard case .none = machine.boundaryReached(now: t0 + .milliseconds(2_050)) else {
             Issue.record("the 8 s boundary was reported twice")
             return
         }
-        guard case .tick(.seconds(7)) = machine.boundaryReached(generation: arm.generation, now: t0 + .seconds(3))
+        guard case .tick(.seconds(7)) = machine.boundaryReached(now: t0 + .seconds(3))
         else {
             Issue.record("expected 7 s")
             return
         }
         _ = machine.pause(now: t0 + .seconds(3))
-        let resumed = try self.arm(machine.start(now: t0 + .seconds(4)))
-        guard case .tick(.seconds(6)) = machine.boundaryReached(generation: resumed.generation, now: t0 + .seconds(5))
+        try self.arm(machine.start(now: t0 + .seconds(4)))
+        guard case .tick(.seconds(6)) = machine.boundaryReached(now: t0 + .seconds(5))
         else {
             Issue.record("a resumed run reports its own values")
             return
         }
     }
 
-    @Test func theDeadlineTickFinishesOnceAndAskForTheTimerToBeCancelled() throws {
+    @Test func theDeadlineTickFinishesOnceAndAsksForTheTimerToBeStopped() throws {
         var machine = machine(.seconds(2))
         let arm = try arm(machine.start(now: t0))
-        let timer = try idleTimer()
-        _ = machine.timerStarted(timer, generation: arm.generation)
-        guard case .tick(.seconds(1)) = machine.boundaryReached(generation: arm.generation, now: t0 + .seconds(1))
+        guard case .tick(.seconds(1)) = machine.boundaryReached(now: t0 + .seconds(1))
         else {
             Issue.record("expected a tick with 1 s left")
             return
         }
-        guard case .finish(let cancelled) = machine.boundaryReached(generation: arm.generation, now: t0 + .seconds(2))
+        guard case .finish = machine.boundaryReached(now: t0 + .seconds(2))
         else {
             Issue.record("the deadline did not finish the run")
             return
         }
-        #expect(cancelled === timer)
+        #expect(machine.wantedTimer.firstTick == nil)
+        #expect(machine.wantedTimer.generation > arm.generation)
         #expect(machine.phase == .finished)
-        guard case .none = machine.boundaryReached(generation: arm.generation, now: t0 + .seconds(2)) else {
+        guard case .none = machine.boundaryReached(now: t0 + .seconds(2)) else {
             Issue.record("a second finish")
             return
         }
@@ -142,10 +141,9 @@ import Testing
 
     @Test func aTickAFewNanosecondsEarlyShowsTheWholeBoundary() throws {
         var machine = machine()
-        let arm = try arm(machine.start(now: t0))
+        try arm(machine.start(now: t0))
         guard
-            case .tick(let left) = machine.boundaryReached(
-                generation: arm.generation, now: t0 + .seconds(1) + .nanoseconds(5))
+            case .tick(let left) = machine.boundaryReached(now: t0 + .seconds(1) + .nanoseconds(5))
         else {
             Issue.record("expected a tick")
             return
@@ -156,13 +154,11 @@ import Testing
     @Test func addMovesARunningDeadlineAndRearms() throws {
         var machine = machine()
         let arm = try arm(machine.start(now: t0))
-        let timer = try idleTimer()
-        _ = machine.timerStarted(timer, generation: arm.generation)
-        guard case .rearm(let rearm, let old) = try machine.add(.seconds(5), now: t0 + .seconds(2)) else {
+        guard case .rearm(let rearm) = try machine.add(.seconds(5), now: t0 + .seconds(2)) else {
             Issue.record("add did not re-arm")
             return
         }
-        #expect(old === timer)
+        #expect(machine.wantedTimer.firstTick == rearm.firstTick)
         #expect(rearm.deadline == t0 + .seconds(15))
         #expect(rearm.generation > arm.generation)
     }
@@ -195,7 +191,7 @@ import Testing
         var machine = machine()
         let arm = try arm(machine.restore(.running, remaining: .seconds(3), deadline: t0, now: t0))
         #expect(arm.delay == .zero)
-        guard case .finish = machine.boundaryReached(generation: arm.generation, now: t0) else {
+        guard case .finish = machine.boundaryReached(now: t0) else {
             Issue.record("a restored passed deadline did not finish")
             return
         }
@@ -217,13 +213,4 @@ import Testing
         #expect(delay == .milliseconds(500))
         #expect(CountdownStateMachine.firstTickDelay(to: t0, now: t0 + .seconds(1), period: .seconds(1)) == .zero)
     }
-
-    #if DEBUG
-    @Test func aTimerHandedBackForARunFromTheFutureFailsLoudlyInDebugBuilds() async {
-        await #expect(processExitsWith: .failure) {
-            var machine = CountdownStateMachine(duration: .seconds(1), period: .seconds(1))
-            _ = machine.timerStarted(try! TempoTimer(.every(.seconds(1))), generation: 7)
-        }
-    }
-    #endif
 }

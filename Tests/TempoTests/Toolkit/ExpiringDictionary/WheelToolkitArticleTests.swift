@@ -14,7 +14,7 @@ final class Sessions: Sendable {
     }
 
     func signIn(_ user: String, token: String) throws {
-        try store.updateValue(user, forKey: token, expiringAfter: .minutes(30))
+        try store.updateValue(user, forKey: token, expiringAfter: .seconds(30 * 60))
     }
 
     /// A request with `token`: its user, and 30 more minutes; `nil` when the session has ended.
@@ -30,9 +30,9 @@ final class Sessions: Sendable {
         let ended = Mutex<[String]>([])
         let sessions = try Sessions(scheduler: clock) { user in ended.withLock { $0.append(user) } }
         try sessions.signIn("ada", token: "t1")
-        clock.advance(by: .minutes(20))
+        clock.advance(by: .seconds(20 * 60))
         #expect(sessions.user(for: "t1") == "ada")  // the session now ends at 50 min
-        clock.advance(by: .minutes(30) - .nanoseconds(1))
+        clock.advance(by: .seconds(30 * 60) - .nanoseconds(1))
         #expect(ended.withLock { $0 } == [])
         clock.advance(by: .nanoseconds(1))
         #expect(ended.withLock { $0 } == ["ada"])
