@@ -9,7 +9,7 @@ import TempoPlans
 ///
 /// ```swift
 /// let scheduler = JobScheduler(logger: logger)
-/// try scheduler.register("refresh-cache", schedule: .every(.minutes(5))) { context in
+/// try scheduler.register("refresh-cache", schedule: .every(.seconds(5 * 60))) { context in
 ///     try await cache.refresh()
 /// }
 /// let group = ServiceGroup(services: [scheduler], gracefulShutdownSignals: [.sigterm], logger: logger)

@@ -12,7 +12,7 @@ public import Synchronization
 /// let sessions = try ExpiringDictionary<String, Session> { token, session in
 ///     log("session \(token) of \(session.user) expired")
 /// }
-/// try sessions.updateValue(session, forKey: token, expiringAfter: .minutes(30))
+/// try sessions.updateValue(session, forKey: token, expiringAfter: .seconds(30 * 60))
 /// sessions.touch(token)                      // each request: 30 more minutes
 /// ```
 ///
