@@ -30,8 +30,8 @@ import Testing
         }
         // Alone, this run takes about 20 ms of wall time (`swift test --filter aDayOfHourly`: 18-19 ms in three runs).
         // Beside the whole suite on a 2-core machine, the threads that run its steps can be starved for seconds (3.3 s
-        // once), so the bound is one that still shows the day was virtual (a real one is 88,200 s) on a loaded machine.
-        #expect(elapsed < .seconds(10), "a virtual day took \(elapsed) of wall time")
+        // once, more under ThreadSanitizer), so the bound only shows the day was virtual (a real one is 88,200 s).
+        #expect(elapsed < .seconds(300), "a virtual day took \(elapsed) of wall time")
         let hourly = (1...24).map { "hourly \($0) at \($0) h" }
         // At 24 h the daily timer runs before the 24th hourly tick: it was armed first (at 0 h, the hourly one at
         // 23 h), and equal deadlines run in arming order.

@@ -103,14 +103,14 @@ import Darwin
         for (value, delay) in delays.enumerated() {
             try wheel.schedule(at: start + delay, value: UInt64(value))
         }
-        let deadline = start + .seconds(10)
+        let deadline = start + .seconds(120)  // catches a hang; a busy machine may delay the firings by seconds
         while log.count < delays.count, wheel.now < deadline {
             usleep(2_000)
         }
         #expect(log.values == [0, 1, 2])
         for (delay, firedAt) in zip(delays, log.instants) {
             #expect(firedAt >= start + delay)
-            #expect(firedAt < start + delay + .seconds(5))
+            #expect(firedAt < start + delay + .seconds(120))
         }
     }
 }

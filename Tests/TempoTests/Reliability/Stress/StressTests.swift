@@ -64,7 +64,7 @@ import Testing
             }
         }
         let total = Self.threads * perThread
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while fired.withLock({ $0.count }) < total, ContinuousClock.now < deadline {
             pause(milliseconds: 2)
         }
@@ -110,7 +110,7 @@ import Testing
             }
             if thread == 0 {
                 let total = schedulers * perThread
-                let deadline = ContinuousClock.now + .seconds(30)
+                let deadline = ContinuousClock.now + .seconds(120)
                 while fired.withLock({ $0.count }) < total, ContinuousClock.now < deadline {
                     pause(milliseconds: 2)
                 }
