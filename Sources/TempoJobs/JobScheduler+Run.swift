@@ -51,8 +51,17 @@ extension JobScheduler {
     }
 
     /// Starts a run's task (unstructured, so that `run()` can return without it) on the executor `run()` prefers.
+    ///
+    /// The task starts immediately: the body runs on the caller's thread (the planner's, at the date) until it
+    /// first suspends, with no hop through the executor's queue (in the bench, a job's lateness went from 1.8x to
+    /// 1.5x a bare `Task.sleep(until:)` loop's). Before macOS 26 (and its peers) the task is enqueued instead.
     func start(_ request: RunRequest, on executor: (any TaskExecutor)?) {
-        let task = Task(executorPreference: executor) { await self.execute(request) }
+        let task: Task<Void, Never>
+        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+            task = Task.immediate(executorPreference: executor) { await self.execute(request) }
+        } else {
+            task = Task(executorPreference: executor) { await self.execute(request) }
+        }
         if state.withLock({ $0.attach(task, to: request.id) }) { task.cancel() }
     }
 

@@ -35,6 +35,11 @@ import TempoPlans
 /// the scheduler's timers start on the task executor `run()` prefers (a `VirtualClock` run's in tests), else on the
 /// global concurrent executor.
 ///
+/// A run starts without an executor hop: at its date, its body runs on the thread of the job's planner until its
+/// first suspension point, and the planner plans the job's next date after that. A body that computes for long
+/// before its first `await` delays its own job's planning (a date that passes meanwhile counts as missed), never
+/// other jobs'.
+///
 /// Time: the scheduler waits on `clock` (pass a `VirtualClock` in tests, where every policy runs in virtual time)
 /// and reads dates from `wallClock`; each wait for a date is converted to `clock` when it starts.
 ///
