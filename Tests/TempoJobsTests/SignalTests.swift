@@ -89,7 +89,9 @@ import Testing
         kill(process.processIdentifier, SIGTERM)
         let exitBy = Date().addingTimeInterval(120)
         while process.isRunning && Date() < exitBy { usleep(10_000) }
-        if process.isRunning { process.terminate() }
+        // SIGKILL on a hang: SIGTERM is what the demo handles gracefully, and a run that ignores cancellation (with a
+        // scheduler that waited for it) would keep the process, and this wait, going for its whole length.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         _ = readers.wait(timeout: .now() + max(1, exitBy.timeIntervalSinceNow))  // both pipes read to their end
         return (process.terminationStatus, text(), errors.all.joined())
