@@ -125,6 +125,7 @@ let package = Package(
                 "TempoTesting",
                 "TempoLocks",
                 "tempo-jobs-demo",
+                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

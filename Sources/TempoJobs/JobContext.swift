@@ -21,7 +21,17 @@ public struct JobContext: Sendable {
     /// The attempt, 1 for the first; retries count up.
     public let attempt: Int
     /// The scheduler's logger with the metadata `job`, `job.date` and `job.attempt`.
-    public let logger: Logger
+    ///
+    /// Made on each access (the metadata costs nothing to a run that does not log): keep it in a local to log
+    /// several times.
+    public var logger: Logger {
+        var logger = schedulerLogger
+        logger[metadataKey: "job"] = .stringConvertible(name)
+        logger[metadataKey: "job.date"] = .stringConvertible(plannedDate.timeIntervalSince1970)
+        logger[metadataKey: "job.attempt"] = .stringConvertible(attempt)
+        return logger
+    }
+    private let schedulerLogger: Logger
 
     /// Creates a context (the scheduler does; tests of a body may too).
     ///
@@ -36,11 +46,7 @@ public struct JobContext: Sendable {
         self.plannedDate = plannedDate
         self.lateness = lateness
         self.attempt = attempt
-        var logger = logger
-        logger[metadataKey: "job"] = "\(name)"
-        logger[metadataKey: "job.date"] = "\(plannedDate.timeIntervalSince1970)"
-        logger[metadataKey: "job.attempt"] = "\(attempt)"
-        self.logger = logger
+        self.schedulerLogger = logger
     }
 
     /// Whether the run's task is cancelled (timeout, or the end of the grace period at shutdown).

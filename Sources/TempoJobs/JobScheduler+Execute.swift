@@ -54,10 +54,10 @@ extension JobScheduler {
             if succeeded { stats.succeeded += 1 } else { stats.failed += 1 }
         }
         if job.options.delivery == .atLeastOnce { await saveCursor(of: job, date: request.date) }
-        let (ended, commands) = state.withLock { ($0.runEnded(request), $0.commands) }
-        if let next = ended.next { commands?.yield(.run(next)) }
+        let (ended, executor) = state.withLock { ($0.runEnded(request), $0.executor) }
+        if let next = ended.next { start(next, on: executor) }
         for waiter in ended.resume { waiter.resume() }
-        ended.finish?.finish()
+        ended.drained?.resume()
     }
 
     private var isRunning: Bool {

@@ -9,11 +9,6 @@ extension JobScheduler {
             await group.next()
             group.cancelAll()
         }
-        let finish = state.withLock { state in
-            state.planners -= 1
-            return state.finishIfDone()
-        }
-        finish?.finish()
     }
 
     private func planDates(of job: JobDefinition) async {
@@ -84,10 +79,10 @@ extension JobScheduler {
     /// Hands a date that came to the overlap policy; starts, queues or skips its run. `false` when planning must
     /// end.
     private func admit(_ job: JobDefinition, date: Date, due: C.Instant) -> Bool {
-        let (admission, commands) = state.withLock { ($0.admit(job, date: date, due: due), $0.commands) }
+        let (admission, executor) = state.withLock { ($0.admit(job, date: date, due: due), $0.executor) }
         switch admission {
         case .start(let request):
-            commands?.yield(.run(request))
+            start(request, on: executor)
         case .skipped(let running):
             logger.warning(
                 "job skipped a date: its previous run is still going",

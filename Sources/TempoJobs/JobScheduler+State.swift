@@ -1,16 +1,6 @@
 import Foundation
 
 extension JobScheduler {
-    /// What the loop of `run()` does next, sent by planners, run ends and shutdown.
-    enum Command: Sendable {
-        /// Start a run.
-        case run(RunRequest)
-        /// Start the grace period's timer.
-        case graceTimer
-        /// The grace period ended: cancel every run still going.
-        case cancelRuns
-    }
-
     /// A run to start: the job, the date it stands for and the instant it was due on the clock.
     struct RunRequest: Sendable {
         let job: JobDefinition
@@ -31,8 +21,28 @@ extension JobScheduler {
     enum Phase {
         case idle
         case running
+        /// Shutdown began: no new run; running runs have the grace period.
         case draining
+        /// The grace period ended: the runs still going are cancelled; `run()` waits `abandonAfter` for them.
+        case cancelling
         case finished
+    }
+
+    /// A run going: its job and its task (set just after the task starts).
+    struct RunningRun {
+        let job: String
+        var task: Task<Void, Never>?
+    }
+
+    /// What ends the wait of `run()` for its runs: the waiter to resume and the timer to cancel.
+    struct Drained {
+        let waiter: CheckedContinuation<Void, Never>?
+        let timer: Task<Void, Never>?
+
+        func resume() {
+            timer?.cancel()
+            waiter?.resume()
+        }
     }
 
     /// One job's record: its definition, statistics, queued date and jitter generator.
@@ -58,12 +68,16 @@ extension JobScheduler {
         var hasRun = false
         var jobs: [String: JobRecord] = [:]
         var order: [String] = []
-        var commands: AsyncStream<Command>.Continuation?
-        /// Jobs registered while the scheduler runs, for the planners' own task group (kept apart from the runs'
-        /// group: a task group removes an ended child in time linear in its children, and planners are many).
+        /// Jobs registered while the scheduler runs, for the planners' task group in `run()`.
         var newJobs: AsyncStream<JobDefinition>.Continuation?
-        var planners = 0
-        var runs: [UInt64: String] = [:]
+        /// The task executor `run()` prefers (a `VirtualClock` run's, in tests), on which runs and timers start.
+        var executor: (any TaskExecutor)?
+        /// The runs going, by id. Their tasks are unstructured, so that `run()` can return without them.
+        var runs: [UInt64: RunningRun] = [:]
+        /// `run()` waiting, after planning ended, for the last run to end (or to be abandoned).
+        var drainWaiter: CheckedContinuation<Void, Never>?
+        /// The grace period's timer, then the abandon timer.
+        var timer: Task<Void, Never>?
         var nextID: UInt64 = 0
         /// Planners waiting for a job's runs to end (fixed delay, catch-up): few, so a run's end scans them.
         var idleWaiters: [UInt64: (job: String, continuation: CheckedContinuation<Void, Never>)] = [:]
@@ -82,7 +96,7 @@ extension JobScheduler {
                 throw JobError(.duplicateName, job: name, message: "a job named \"\(name)\" is already registered")
             }
             switch phase {
-            case .draining, .finished:
+            case .draining, .cancelling, .finished:
                 throw JobError(
                     .schedulerStopped, job: name,
                     message: "cannot register job \"\(name)\": the scheduler is shutting down or has stopped")
@@ -92,7 +106,6 @@ extension JobScheduler {
             jobs[name] = JobRecord(definition: definition, random: JobRandom(seed: definition.seed))
             order.append(name)
             guard phase == .running else { return nil }
-            planners += 1
             return newJobs
         }
 
@@ -125,14 +138,20 @@ extension JobScheduler {
         private mutating func start(_ request: RunRequest, in record: inout JobRecord) {
             record.stats.running += 1
             record.stats.started += 1
-            runs[request.id] = request.job.name
+            runs[request.id] = RunningRun(job: request.job.name)
+        }
+
+        /// Keeps the task of run `id`; returns whether to cancel it at once (the grace period ended meanwhile).
+        mutating func attach(_ task: Task<Void, Never>, to id: UInt64) -> Bool {
+            guard runs[id] != nil else { return false }  // it ended already
+            runs[id]?.task = task
+            return phase == .cancelling || phase == .finished
         }
 
         /// A run ended; returns the queued run to start, the waiters to resume and whether `run()` may end.
         mutating func runEnded(
             _ request: RunRequest
-        ) -> (next: RunRequest?, resume: [CheckedContinuation<Void, Never>], finish: AsyncStream<Command>.Continuation?)
-        {
+        ) -> (next: RunRequest?, resume: [CheckedContinuation<Void, Never>], drained: Drained?) {
             let name = request.job.name
             runs[request.id] = nil
             var next: RunRequest?
@@ -189,17 +208,23 @@ extension JobScheduler {
             }
         }
 
-        /// The command stream to finish when shutdown has nothing left to wait for.
-        mutating func finishIfDone() -> AsyncStream<Command>.Continuation? {
-            guard phase == .draining, planners == 0, runs.isEmpty, let commands else { return nil }
-            self.commands = nil
+        /// Ends the shutdown when no run is left: returns what to resume. A run may end before `run()` waits: the
+        /// phase then tells `run()` not to.
+        mutating func finishIfDone() -> Drained? {
+            guard phase == .draining || phase == .cancelling, runs.isEmpty else { return nil }
+            return finish()
+        }
+
+        /// Ends the shutdown whatever still runs (the abandon timer fired).
+        mutating func finish() -> Drained {
             phase = .finished
-            return commands
+            defer { (drainWaiter, timer) = (nil, nil) }
+            return Drained(waiter: drainWaiter, timer: timer)
         }
 
         /// The names of the jobs with runs going, sorted.
         var runningJobs: [String] {
-            Set(runs.values).sorted()
+            Set(runs.values.map(\.job)).sorted()
         }
     }
 }

@@ -23,10 +23,22 @@ import TempoPlans
 ///
 /// Graceful shutdown (the `ServiceGroup`'s, or ``triggerGracefulShutdown()``): no new run or retry starts;
 /// running runs get ``Configuration/gracePeriod`` on the scheduler's clock to end, then their tasks are cancelled,
-/// naming the jobs still running in an error log; `run()` returns when the last run has ended. Runs are child
-/// tasks of `run()`, so a body that ignores cancellation keeps `run()` from returning until it ends (a
-/// `ServiceGroup`'s `maximumCancellationDuration` bounds that for the process); it never blocks other jobs.
-/// Cancelling the task of `run()` cancels every run at once.
+/// naming the jobs still running in an error log; `run()` returns when the last run has ended, or
+/// ``Configuration/abandonAfter`` after the cancellation, whichever comes first.
+///
+/// Runs are unstructured tasks that the scheduler tracks (not child tasks of `run()`), so a body that ignores
+/// cancellation can neither block other jobs nor keep `run()` from returning: after `abandonAfter` its run is
+/// abandoned, an error log names its job, and `run()` returns while the body may still be running. The trade-off:
+/// an abandoned body keeps running while the process lives (its job counts it in ``JobStats/running`` and, if it
+/// ends, in its statistics and its cursor), and nothing waits for it any more; the process usually exits soon
+/// after. Cancelling the task of `run()` cancels every run at once, then waits `abandonAfter` as above. Runs and
+/// the scheduler's timers start on the task executor `run()` prefers (a `VirtualClock` run's in tests), else on the
+/// global concurrent executor.
+///
+/// A run starts without an executor hop: at its date, its body runs on the thread of the job's planner until its
+/// first suspension point, and the planner plans the job's next date after that. A body that computes for long
+/// before its first `await` delays its own job's planning (a date that passes meanwhile counts as missed), never
+/// other jobs'.
 ///
 /// Time: the scheduler waits on `clock` (pass a `VirtualClock` in tests, where every policy runs in virtual time)
 /// and reads dates from `wallClock`; each wait for a date is converted to `clock` when it starts.
@@ -39,6 +51,9 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         /// How long running runs may go on after graceful shutdown began before their tasks are cancelled
         /// (default 30 seconds); zero cancels them at once.
         public var gracePeriod: Duration
+        /// How long runs cancelled at the end of the grace period may take to end before they are abandoned and
+        /// `run()` returns without them (default 5 seconds); zero abandons them at once. See ``JobScheduler``.
+        public var abandonAfter: Duration
         /// A seed for the retry jitter of every job (each job's generator is seeded from it and the job's name),
         /// for the same waits on every run; `nil` (default) for the system's generator.
         public var randomSeed: UInt64?
@@ -47,9 +62,14 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         ///
         /// - Parameters:
         ///   - gracePeriod: Time given to running runs at shutdown (default 30 s; not negative).
+        ///   - abandonAfter: Time given to cancelled runs to end before `run()` returns without them (default
+        ///     5 s; not negative).
         ///   - randomSeed: The seed of the retry jitter (default none: the system's generator).
-        public init(gracePeriod: Duration = .seconds(30), randomSeed: UInt64? = nil) {
+        public init(
+            gracePeriod: Duration = .seconds(30), abandonAfter: Duration = .seconds(5), randomSeed: UInt64? = nil
+        ) {
             self.gracePeriod = gracePeriod
+            self.abandonAfter = abandonAfter
             self.randomSeed = randomSeed
         }
     }
@@ -70,7 +90,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     ///     metadata.
     ///   - wallClock: The source of dates for plans and cursors (default `Date.init`).
     ///   - clock: The clock to wait on.
-    /// - Precondition: `configuration.gracePeriod` is not negative.
+    /// - Precondition: `configuration.gracePeriod` and `configuration.abandonAfter` are not negative.
     public init(
         configuration: Configuration = Configuration(),
         store: any JobStore = InMemoryJobStore(),
@@ -79,6 +99,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         clock: C
     ) {
         precondition(configuration.gracePeriod >= .zero, "the grace period must not be negative")
+        precondition(configuration.abandonAfter >= .zero, "the abandon delay must not be negative")
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -96,7 +117,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     ///   - name: The job's name, unique in the scheduler and the key of its cursor; not empty.
     ///   - schedule: When it runs.
     ///   - options: Its overlap, failure, timeout, catch-up, delivery and spread (default ``JobOptions/init(overlap:failure:timeout:catchUp:delivery:spread:)``).
-    ///   - body: The work, given the run's context; runs in a child task of `run()`.
+    ///   - body: The work, given the run's context; runs in a task of its own that the scheduler tracks.
     /// - Throws: ``JobError`` naming the value: ``JobError/Code/emptyName``, ``JobError/Code/duplicateName``,
     ///   ``JobError/Code/invalidSchedule``, ``JobError/Code/invalidRetryPolicy``,
     ///   ``JobError/Code/invalidOptions``, or ``JobError/Code/schedulerStopped`` after shutdown began. Nothing
@@ -129,7 +150,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     }
 
     /// Begins graceful shutdown, as a `ServiceGroup` does: no new run starts, running runs get the grace period,
-    /// then cancellation; ``run()`` returns when the last has ended. Before `run()`, it makes `run()` return at
+    /// then cancellation; ``run()`` returns when the last has ended or was abandoned. Before `run()`, it makes `run()` return at
     /// once. Calling it again does nothing.
     public func triggerGracefulShutdown() {
         beginShutdown()

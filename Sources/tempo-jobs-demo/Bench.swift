@@ -26,6 +26,17 @@ enum Bench {
         }
         say("lateness µs over \(loop.count) ticks of \(period): " + "bare loop \(summary(loop)); job \(summary(jobs))")
         say("ratio of medians job/loop: \(String(format: "%.2f", median(jobs) / median(loop)))")
+        if let count = allocationCount {
+            let loopAllocations = try await bareLoopAllocations(period: period, ticks: ticks, count: count)
+            let jobAllocations = try await schedulerAllocations(
+                period: period, ticks: ticks, logger: logger, count: count)
+            say(
+                "allocations per tick (median over \(ticks - 1) ticks): bare loop with a Task per tick "
+                    + "\(median(loopAllocations)), job \(median(jobAllocations)); the scheduler's own: "
+                    + "\(median(jobAllocations) - median(loopAllocations))")
+        } else {
+            say("allocations: not counted (run with LD_PRELOAD of .ci/alloc-counter.c built as a shared library)")
+        }
         try await manyJobs(count: 10_000, logger: logger)
     }
 
@@ -53,6 +64,43 @@ enum Bench {
         }
         try await scheduler.run()
         return Array(samples.values.prefix(ticks))
+    }
+
+    /// The process's allocation count, when the `.ci/alloc-counter.c` interposer is preloaded.
+    static let allocationCount: (@convention(c) () -> UInt64)? = {
+        guard let symbol = dlsym(nil, "tempo_alloc_count") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) () -> UInt64).self)
+    }()
+
+    /// Allocations between the starts of consecutive ticks of a `Task.sleep(until:)` loop that starts a `Task` per
+    /// tick (the body's task, which a job run has too).
+    static func bareLoopAllocations(
+        period: Duration, ticks: Int, count: @convention(c) () -> UInt64
+    ) async throws -> [Double] {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var marks: [UInt64] = []
+        marks.reserveCapacity(ticks)
+        for tick in 1...ticks {
+            try await Task.sleep(until: start.advanced(by: period * tick), clock: clock)
+            marks.append(count())
+            Task { _ = Task.isCancelled }
+        }
+        return zip(marks.dropFirst(), marks).map { Double($0 - $1) }
+    }
+
+    /// Allocations between the first lines of consecutive runs of a job `.every(period)` whose body does nothing.
+    static func schedulerAllocations(
+        period: Duration, ticks: Int, logger: Logger, count: @convention(c) () -> UInt64
+    ) async throws -> [Double] {
+        let scheduler = JobScheduler(logger: logger)
+        let marks = Marks(capacity: ticks)
+        try scheduler.register("tick", schedule: .every(period)) { _ in
+            if marks.append(count()) >= ticks { scheduler.triggerGracefulShutdown() }
+        }
+        try await scheduler.run()
+        let values = marks.values.prefix(ticks)
+        return zip(values.dropFirst(), values).map { Double($0 - $1) }
     }
 
     /// 10,000 jobs every second, spread over the second: CPU per second and memory per job.
@@ -134,4 +182,25 @@ final class Samples: Sendable {
 
     var values: [Double] { state.withLock { $0 } }
     var count: Int { state.withLock { $0.count } }
+}
+
+/// Allocation counts recorded from the jobs' tasks, into storage reserved up front (so recording allocates nothing).
+final class Marks: Sendable {
+    private let state: Mutex<[UInt64]>
+
+    init(capacity: Int) {
+        var values: [UInt64] = []
+        values.reserveCapacity(capacity + 16)
+        state = Mutex(values)
+    }
+
+    /// Appends `value`; returns the count after it.
+    func append(_ value: UInt64) -> Int {
+        state.withLock {
+            $0.append(value)
+            return $0.count
+        }
+    }
+
+    var values: [UInt64] { state.withLock { $0 } }
 }

@@ -5,6 +5,10 @@
 //
 // Each line is flushed at once: "run N started", "run N finished", "stats started=… skipped=…", "exited".
 //
+// With `IGNORE_CANCELLATION=1` the run ignores cancellation (it waits on a Dispatch timer), and `GRACE_SECONDS` and
+// `ABANDON_SECONDS` (default 30 and 5) set the scheduler's grace period and abandon delay: a run longer than both
+// is abandoned, the scheduler's error log (on standard error) names the job, and the process still exits 0.
+//
 // `tempo-jobs-demo bench` measures the numbers of issue #32 instead (see Bench.swift).
 import Foundation
 import Logging
@@ -21,16 +25,27 @@ if CommandLine.arguments.dropFirst().first == "bench" {
     exit(0)
 }
 
-let runSeconds = ProcessInfo.processInfo.environment["RUN_SECONDS"].flatMap(Double.init) ?? 2
+let environment = ProcessInfo.processInfo.environment
+let runSeconds = environment["RUN_SECONDS"].flatMap(Double.init) ?? 2
+let graceSeconds = environment["GRACE_SECONDS"].flatMap(Double.init) ?? 30
+let abandonSeconds = environment["ABANDON_SECONDS"].flatMap(Double.init) ?? 5
+let ignoreCancellation = environment["IGNORE_CANCELLATION"] == "1"
 var logger = Logger(label: "tempo-jobs-demo")
 logger.logLevel = .error
-let scheduler = JobScheduler(configuration: .init(gracePeriod: .seconds(30)), logger: logger)
+let scheduler = JobScheduler(
+    configuration: .init(gracePeriod: .seconds(graceSeconds), abandonAfter: .seconds(abandonSeconds)), logger: logger)
 let counter = Counter()
 try scheduler.register("slow", schedule: .every(.milliseconds(100))) { context in
     let run = counter.next()
     say("run \(run) started")
-    // Finishes by itself well within the grace period (a cancelled sleep would end it early).
-    try? await Task.sleep(for: .seconds(runSeconds))
+    if ignoreCancellation {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().asyncAfter(deadline: .now() + runSeconds) { continuation.resume() }
+        }
+    } else {
+        // Finishes by itself well within the grace period (a cancelled sleep would end it early).
+        try? await Task.sleep(for: .seconds(runSeconds))
+    }
     say("run \(run) finished")
 }
 let group = ServiceGroup(services: [scheduler], gracefulShutdownSignals: [.sigterm], logger: logger)

@@ -44,10 +44,11 @@ import Testing
             log.all.contains { $0.hasPrefix("error job scheduler: grace period ended") && $0.contains("jobs=endless") })
     }
 
-    @Test func aBodyIgnoringCancellationIsReportedAndDoesNotBlockOtherJobs() async throws {
+    @Test func aBodyIgnoringCancellationIsAbandonedAndRunReturnsWithoutBlockingOtherJobs() async throws {
         let clock = VirtualClock()
         let log = Trace()
-        let (ended, other) = try await clock.run {
+        let outcome = try await clock.run {
+            // The default abandon delay (5 s): shutdown at 55, grace ends at 65, run() returns at 70.
             let scheduler = makeScheduler(on: clock, log: log, gracePeriod: .seconds(10))
             try scheduler.register("stubborn", schedule: .at(wallDate(5))) { _ in
                 // Ignores cancellation: waits out 100 s of the clock on a callback that cancellation cannot end.
@@ -58,13 +59,77 @@ import Testing
             }
             try scheduler.register("other", schedule: .every(.seconds(10))) { _ in }
             let ended = try await run(scheduler, on: clock, for: .seconds(55))
-            return (ended, scheduler.stats(for: "other")?.succeeded)
+            let runningAtReturn = scheduler.stats(for: "stubborn")?.running
+            // The abandoned body still ends (at 105) while the process lives, and its job counts it.
+            try await clock.sleep(for: .seconds(50))
+            return (ended, scheduler.stats(for: "other")?.succeeded, runningAtReturn, scheduler.stats(for: "stubborn"))
         }
-        #expect(other == 5)  // 10 ... 50, while "stubborn" never returned
+        #expect(outcome.0 == 70)
+        #expect(outcome.1 == 5)  // 10 ... 50, while "stubborn" never returned
+        #expect(outcome.2 == 1)
+        #expect(outcome.3?.running == 0 && outcome.3?.succeeded == 1)
         #expect(
             log.all.contains { $0.hasPrefix("error job scheduler: grace period ended") && $0.contains("jobs=stubborn") }
         )
-        #expect(ended == 105)  // runs are child tasks: run() returns when the stubborn body does
+        #expect(
+            log.all.contains {
+                $0.hasPrefix("error job scheduler: runs ignored cancellation; returning without them")
+                    && $0.contains("jobs=stubborn")
+            })
+    }
+
+    @Test func aZeroAbandonDelayReturnsWhenTheGracePeriodEnds() async throws {
+        let clock = VirtualClock()
+        let ended = try await clock.run {
+            let scheduler = makeScheduler(on: clock, gracePeriod: .seconds(10), abandonAfter: .zero)
+            try scheduler.register("stubborn", schedule: .at(wallDate(5))) { _ in
+                let deadline = clock.now(.monotonic).advanced(by: .seconds(100))
+                await withCheckedContinuation { continuation in
+                    _ = clock.schedule(at: deadline, leeway: .zero, clock: .monotonic) { continuation.resume() }
+                }
+            }
+            let ended = try await run(scheduler, on: clock, for: .seconds(15))
+            try await clock.sleep(for: .seconds(100))  // let the abandoned body end before the test does
+            return ended
+        }
+        #expect(ended == 25)
+    }
+
+    @Test func cancellingRunCancelsRunsAtOnceAndReturnsAfterTheAbandonDelay() async throws {
+        let clock = VirtualClock()
+        let trace = Trace()
+        let ended = try await clock.run {
+            let scheduler = makeScheduler(on: clock, gracePeriod: .seconds(30), abandonAfter: .seconds(3))
+            try scheduler.register("polite", schedule: .at(wallDate(5))) { _ in
+                do {
+                    try await clock.sleep(for: .seconds(1000))
+                } catch {
+                    trace.append("polite cancelled \(clock.seconds)")
+                    throw error
+                }
+            }
+            try scheduler.register("stubborn", schedule: .at(wallDate(5))) { _ in
+                let deadline = clock.now(.monotonic).advanced(by: .seconds(100))
+                await withCheckedContinuation { continuation in
+                    _ = clock.schedule(at: deadline, leeway: .zero, clock: .monotonic) { continuation.resume() }
+                }
+            }
+            return try await withThrowingTaskGroup(of: Double?.self) { group in
+                group.addTask {
+                    try await scheduler.run()
+                    return clock.seconds
+                }
+                await settle(clock)
+                try await clock.sleep(for: .seconds(10))
+                group.cancelAll()  // cancels the task of run() (this one goes on)
+                var ended = 0.0
+                for try await value in group { if let value { ended = value } }
+                try await clock.sleep(for: .seconds(100))  // let the abandoned body end before the test does
+                return ended
+            }
+        }
+        #expect(trace.all == ["polite cancelled 10.0"])
+        #expect(ended == 13)
     }
 
     @Test func noRetryStartsOnceShutdownBegan() async throws {

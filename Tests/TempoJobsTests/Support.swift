@@ -65,11 +65,13 @@ func makeScheduler(
     log: Trace = Trace(),
     store: any JobStore = InMemoryJobStore(),
     gracePeriod: Duration = .seconds(30),
+    abandonAfter: Duration = .seconds(5),
     seed: UInt64? = 1
 ) -> JobScheduler<VirtualClock> {
     let logger = Logger(label: "test") { _ in RecordingLogHandler(trace: log) }
     return JobScheduler(
-        configuration: .init(gracePeriod: gracePeriod, randomSeed: seed), store: store, logger: logger,
+        configuration: .init(gracePeriod: gracePeriod, abandonAfter: abandonAfter, randomSeed: seed), store: store,
+        logger: logger,
         wallClock: clock.wallDate, clock: clock)
 }
 
