@@ -89,6 +89,7 @@ let package = Package(
                 "Tempo",
                 "TempoLocks",
                 "TempoTools",
+                "CTempoToolsShims",
                 "TempoPlans",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
                 .product(

@@ -1,2 +1,40 @@
-// The shims are header-only static inline functions; SwiftPM needs one source file per C target.
+// The shims are header-only static inline functions, except the signal pipe below, which holds process-wide state.
 #include "CTempoToolsShims.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t ctempo_signal_write_end = -1;
+static int ctempo_signal_read_end = -1;
+
+static void ctempo_signal_handler(int number) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)number;
+    // A full pipe (255 signals not yet read) drops the byte: the reader acts on the first one anyway.
+    ssize_t written = write(ctempo_signal_write_end, &byte, 1);
+    (void)written;
+    errno = saved;
+}
+
+int ctempo_signal_pipe(const int *signals, int count) {
+    if (ctempo_signal_read_end < 0) {
+        int ends[2];
+        if (pipe(ends) != 0) return -1;
+        for (int i = 0; i < 2; i++) fcntl(ends[i], F_SETFD, FD_CLOEXEC);
+        fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK);
+        ctempo_signal_read_end = ends[0];
+        ctempo_signal_write_end = ends[1];
+    }
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = ctempo_signal_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int i = 0; i < count; i++) {
+        if (sigaction(signals[i], &action, 0) != 0) return -1;
+    }
+    return ctempo_signal_read_end;
+}

@@ -51,15 +51,12 @@ struct CountdownCommand: ParsableCommand {
                 "<duration>: '\(duration)' is too long: its end lies beyond the range of the continuous clock")
         }
         let redraw = try TempoTimer(.every(min(refresh, total), clock: .continuous)) { _ in display.draw() }
-        signal(SIGCONT, SIG_IGN)
-        let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
-        resumed.setEventHandler { display.resumed() }
-        resumed.resume()
+        let resumed = SignalWatcher.watch([SIGCONT]) { _ in display.resumed() }
         display.begin()
         redraw.start()
         done.wait()
         redraw.cancel()
-        resumed.cancel()
+        resumed?.cancel()
         display.end(finished: true)
     }
 }

@@ -99,13 +99,7 @@ struct EveryCommand: AsyncParsableCommand {
             shell
             ? ["/bin/sh", "-c", command.joined(separator: " ")] : [try executablePath(command[0])] + command.dropFirst()
         let runner = CommandScheduleRunner(invocation: invocation, policy: late.policy)
-        let sources = Self.stopSignals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { runner.interrupt(signal: number) }
-            source.resume()
-            return source
-        }
+        let watcher = SignalWatcher.watch(Self.stopSignals) { number in runner.interrupt(signal: number) }
         let summary: CommandScheduleRunner.Summary
         if let interval {
             summary = try await runner.run(every: parseDuration(interval, option: "<interval>"), count: count)
@@ -118,7 +112,7 @@ struct EveryCommand: AsyncParsableCommand {
             }
             summary = try await runner.run(plan: plan, count: count)
         }
-        for source in sources { source.cancel() }
+        watcher?.cancel()
         printError(summary.text)
         if let signal = summary.signal {
             // As shells report a command killed by a signal.

@@ -119,7 +119,7 @@ struct LatencyCommand: ParsableCommand {
                 progress.show("measuring \(backends.count) backends, \(rounds) rounds [\(bar)] \(Int(done * 100))%")
             },
             shouldStop: { interrupt.requested })
-        listening.cancel()
+        listening?.cancel()
         let stats = samples.map(LatencyStats.init)
         progress.clear()
         let report = LatencyReport(period: period, duration: duration, rounds: rounds, stats: stats)

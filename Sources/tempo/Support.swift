@@ -83,22 +83,19 @@ func warnIfUnoptimized(measuring command: String) {
 /// Ctrl-C (SIGINT) during a measurement: the first one asks the measurement to stop (``requested``), a second one
 /// exits at once with status 130.
 ///
-/// Thread-safe: the count is atomic; ``listen()`` installs a handler that runs on a global queue.
+/// Thread-safe: the count is atomic; ``listen()`` installs a handler that runs on the signal watcher's thread.
 final class Interrupt: Sendable {
     private let count = Atomic(0)
 
     /// Whether Ctrl-C was pressed.
     var requested: Bool { count.load(ordering: .relaxed) > 0 }
 
-    /// Ignores SIGINT's default action and counts each SIGINT instead; cancel the returned source to stop counting.
-    func listen() -> any DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [self] in
+    /// Catches SIGINT and counts each one instead of ending the process; cancel the returned watcher to stop
+    /// counting. `nil` when the signal cannot be caught (then Ctrl-C ends the process at once, as by default).
+    func listen() -> SignalWatcher? {
+        SignalWatcher.watch([SIGINT]) { [self] _ in
             if count.add(1, ordering: .relaxed).newValue > 1 { _exit(128 + SIGINT) }
         }
-        source.resume()
-        return source
     }
 }
 

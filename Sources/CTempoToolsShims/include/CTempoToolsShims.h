@@ -58,4 +58,11 @@ static inline uint64_t ctempo_heap_bytes_in_use(void) {
 #endif
 }
 
+/// Catches each of `signals` (`count` of them) with a handler that writes the signal's number, as one byte, to a
+/// pipe, and returns the pipe's read end (the same pipe on every call), or -1 with `errno` set. The handler is
+/// installed before the call returns, so no signal is lost between the call and the first read (a Dispatch signal
+/// source registers asynchronously, and a signal that came first was discarded under `SIG_IGN`). The handler only
+/// calls `write(2)`, which is async-signal-safe. Handlers are reset to the default action in `exec`'d children.
+int ctempo_signal_pipe(const int *signals, int count);
+
 #endif
