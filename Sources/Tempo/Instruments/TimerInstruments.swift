@@ -97,33 +97,55 @@ public enum TimerInstruments {
     }
 
     /// A snapshot of the instruments, and what Tempo's engine reports to them.
+    ///
+    /// Index loops throughout: iterating the array generically boxes each element in unoptimized builds, which
+    /// would allocate on every tick (CI's allocation gate runs a debug build).
     struct Active {
         let entries: [Entry]
 
         /// The smallest stall threshold, or `nil` when there is no instrument.
         var stallThreshold: Duration? {
             var smallest: Duration?
-            for entry in entries where smallest.map({ entry.stallThreshold < $0 }) ?? true {
-                smallest = entry.stallThreshold
+            var index = 0
+            while index < entries.count {
+                let threshold = entries[index].stallThreshold
+                if smallest.map({ threshold < $0 }) ?? true { smallest = threshold }
+                index += 1
             }
             return smallest
         }
 
         func tickDelivered(_ event: TickEvent) {
-            for entry in entries { entry.instrument.tickDelivered(event) }
+            var index = 0
+            while index < entries.count {
+                entries[index].instrument.tickDelivered(event)
+                index += 1
+            }
         }
 
         func handlerFinished(_ event: HandlerEvent) {
-            for entry in entries { entry.instrument.handlerFinished(event) }
+            var index = 0
+            while index < entries.count {
+                entries[index].instrument.handlerFinished(event)
+                index += 1
+            }
         }
 
         /// Reports `event` to the instruments whose threshold it reaches.
         func stalled(_ event: StallEvent) {
-            for entry in entries where event.duration >= entry.stallThreshold { entry.instrument.stalled(event) }
+            var index = 0
+            while index < entries.count {
+                if event.duration >= entries[index].stallThreshold { entries[index].instrument.stalled(event) }
+                index += 1
+            }
         }
 
         func pendingTimers(_ event: PendingEvent) {
-            for entry in entries { entry.instrument.pendingTimers(event) }
+            var index = 0
+            while index < entries.count {
+                entries[index].instrument.pendingTimers(event)
+                index += 1
+            }
         }
     }
 }
