@@ -2,7 +2,7 @@ public import CoreMetrics
 public import Tempo
 import TempoLocks
 
-/// A ``Tempo/TimerInstrument`` that records every timer's ticks, misses, stalls, lateness, handler durations and
+/// A `TimerInstrument` that records every timer's ticks, misses, stalls, lateness, handler durations and
 /// pending counts as swift-metrics metrics, in whatever backend the app bootstrapped (Prometheus, StatsD, OTel).
 ///
 /// ```swift
@@ -19,11 +19,11 @@ import TempoLocks
 /// | `tempo_stalls` | counter | `timer`, `clock`, `lane` | handlers or actions that held a lane past the threshold |
 /// | `tempo_tick_lateness` | timer (ns) | `timer`, `clock` | how late each tick's handlers started (`overdue`) |
 /// | `tempo_handler_duration` | timer (ns) | `timer`, `clock` | how long each tick's handlers ran |
-/// | `tempo_pending_timers` | gauge | `clock` | actions pending on ``Tempo/SystemScheduler``'s clock |
+/// | `tempo_pending_timers` | gauge | `clock` | actions pending on `SystemScheduler`'s clock |
 ///
-/// Dimensions stay bounded: `timer` is the ``Tempo/TimerLabel``'s name (its site when the name is empty, and
+/// Dimensions stay bounded: `timer` is the `TimerLabel`'s name (its site when the name is empty, and
 /// `unlabeled` for a timer without a label), never a registry key or an id; `clock` and `lane` have a few values
-/// each. Lateness is the tick's ``Tempo/TimerTick/overdue``, which includes the slots a coalesced tick folded in.
+/// each. Lateness is the tick's `TimerTick.overdue`, which includes the slots a coalesced tick folded in.
 ///
 /// Metric objects are made once per timer name and kept (one lock round trip per event to find them), so the
 /// number of names is the number of metric series: keep labels few and fixed.
@@ -57,12 +57,12 @@ public final class TimerMetrics: TimerInstrument {
         }
     }
 
-    /// Creates the instrument; add it with ``Tempo/TimerInstruments/add(_:)``.
+    /// Creates the instrument; add it with `TimerInstruments.add(_:)`.
     ///
     /// - Parameters:
     ///   - factory: The metrics backend (default: the one `MetricsSystem.bootstrap` installed).
     ///   - prefix: The prefix of every metric's label (default `tempo`).
-    ///   - stallThreshold: What a stall must last to be counted (default 50 ms; ``Tempo/TimerInstruments/add(_:)``
+    ///   - stallThreshold: What a stall must last to be counted (default 50 ms; `TimerInstruments.add(_:)`
     ///     rejects a value that is not positive).
     public init(
         factory: any MetricsFactory = MetricsSystem.factory, prefix: String = "tempo",
@@ -86,7 +86,7 @@ public final class TimerMetrics: TimerInstrument {
         }
     }
 
-    /// Counts the tick and its missed slots and records its lateness (``Tempo/TimerTick/overdue``).
+    /// Counts the tick and its missed slots and records its lateness (`TimerTick.overdue`).
     ///
     /// - Parameter event: The tick.
     public func tickDelivered(_ event: TimerInstruments.TickEvent) {
