@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TempoTesting", targets: ["TempoTesting"]),
         .library(name: "TempoPlans", targets: ["TempoPlans"]),
         .library(name: "TempoJobs", targets: ["TempoJobs"]),
+        .library(name: "TempoMetrics", targets: ["TempoMetrics"]),
+        .library(name: "TempoTracing", targets: ["TempoTracing"]),
         .executable(name: "tempo", targets: ["tempo"]),
     ],
     traits: [
@@ -28,7 +30,16 @@ let package = Package(
                 `traits: ["Jobs"]` to use `TempoJobs`.
                 """
         ),
-        .default(enabledTraits: ["CLI", "Jobs"]),
+        .trait(
+            name: "Observability",
+            description: """
+                Builds `TempoMetrics` and `TempoTracing`, the only library products that need swift-metrics and \
+                swift-distributed-tracing (the tests also use swift-prometheus). On by default; a package that depends \
+                on Tempo with `traits: []` resolves none of them, and names `traits: ["Observability"]` to use \
+                `TempoMetrics` (`TempoTracing` also needs `Jobs`).
+                """
+        ),
+        .default(enabledTraits: ["CLI", "Jobs", "Observability"]),
         .trait(
             name: "TSanVisibleLocks",
             description: """
@@ -46,6 +57,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // Thin C shims for Linux system calls that Glibc's module map does not expose (timerfd, prctl).
@@ -71,6 +85,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Jobs"])),
+            ]
+        ),
+        // Timer metrics on swift-metrics: a TimerInstrument that feeds the app's metrics backend (issue #27).
+        .target(
+            name: "TempoMetrics",
+            dependencies: [
+                "Tempo",
+                "TempoLocks",
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Observability"])),
+            ]
+        ),
+        // ServiceContext across timers and job runs as spans, on swift-distributed-tracing (issue #27).
+        .target(
+            name: "TempoTracing",
+            dependencies: [
+                "Tempo",
+                "TempoJobs",
+                .product(
+                    name: "Instrumentation", package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Observability"])),
+                .product(
+                    name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
             ]
         ),
         // The end-to-end SIGTERM test's subject: one slow job in a ServiceGroup (not a product).
@@ -129,6 +165,31 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "TempoMetricsTests",
+            dependencies: [
+                "Tempo",
+                "TempoMetrics",
+                "TempoTesting",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .testTarget(
+            name: "TempoTracingTests",
+            dependencies: [
+                "Tempo",
+                "TempoJobs",
+                "TempoTracing",
+                "TempoTesting",
+                "TempoLocks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
     ]

@@ -269,11 +269,15 @@ final class ClockDriver: Sendable {
         guard let alarm else { return }
         alarm.guarded(context) {
             context.acceptsMailbox = alarm.canRunDeliveriesOnWaiter
-            // An index loop: iterating the array generically would box each element in unoptimized builds.
-            var index = 0
-            while index < context.due.count {
-                context.due[index].1.run()
-                index += 1
+            if TimerInstruments.isActive {
+                runDueInstrumented(context)  // ClockDriver+Instruments.swift: times each action, reports stalls
+            } else {
+                // An index loop: iterating the array generically would box each element in unoptimized builds.
+                var index = 0
+                while index < context.due.count {
+                    context.due[index].1.run()
+                    index += 1
+                }
             }
             context.acceptsMailbox = false
             context.due.removeAll(keepingCapacity: true)

@@ -56,6 +56,9 @@ final class DeliveryPool: Sendable {
         workerLimit = workers
     }
 
+    /// The number of lanes waiting for a worker (for stall reports).
+    var waitingCount: Int { state.withLock { $0.count } }
+
     /// Queues `lane` to be run by a worker.
     ///
     /// - Complexity: O(1), amortized over the ring's growth; no allocation once it has grown.

@@ -17,6 +17,8 @@ extension TempoTimer {
         var latePolicy: LateTickPolicy
         /// Where handlers run.
         var delivery: TimerDelivery
+        /// The timer's name for instruments (kept in the timer's extras when set).
+        var label: TimerLabel?
 
         /// Creates a configuration.
         init(

@@ -47,7 +47,7 @@ public final class TempoTimer: Sendable {
 
     /// The scheduler, the clock and how the mailbox gets drained, in one word: on ``SystemScheduler`` the driver of
     /// the timer's clock, armed with no closure per arm.
-    private let engine: Engine
+    let engine: Engine
     private let machine: TempoMutex<TimerStateMachine>
 
     /// Ticks claimed from the mailbox whose handlers have not been called yet. ``cancel()`` waits for this
@@ -119,7 +119,7 @@ public final class TempoTimer: Sendable {
     }
 
     /// The ``SystemScheduler`` driver of the timer's clock, or `nil` on another scheduler.
-    private var driver: ClockDriver? {
+    var driver: ClockDriver? {
         switch engine {
         case .systemPool(let driver), .systemInline(let driver): driver
         case .systemQueue(let route): route.driver
@@ -433,7 +433,12 @@ public final class TempoTimer: Sendable {
                 target = isAlive() ? .alive : .gone
             case .tick(let tick, let handlers):
                 claimsInFlight.subtract(1, ordering: .releasing)
-                handlers(tick)
+                // With no instrument added, one relaxed load (see TempoTimer+Instruments.swift).
+                if TimerInstruments.isActive {
+                    runInstrumented(tick, handlers)
+                } else {
+                    handlers(tick)
+                }
                 if !tick.isManual {
                     perform { $0.scheduledTickDelivered() }
                 }

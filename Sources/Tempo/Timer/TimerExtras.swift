@@ -25,4 +25,6 @@ final class TimerExtras {
     /// The mailbox's deliveries after its first, oldest at ``overflowStart``; the storage is kept once grown.
     var overflow: [TimerMailbox.Delivery] = []
     var overflowStart = 0
+    /// The timer's name for instruments and log lines.
+    var label: TimerLabel?
 }

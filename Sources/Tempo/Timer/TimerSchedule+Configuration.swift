@@ -8,7 +8,7 @@ extension TimerSchedule {
     func configuration(
         delivery: TimerDelivery, now: () -> TimerInstant
     ) throws(TempoError) -> TempoTimer.Configuration {
-        let configuration: TempoTimer.Configuration
+        var configuration: TempoTimer.Configuration
         switch kind {
         case .every(let interval, let repeats, let first):
             configuration = TempoTimer.Configuration(
@@ -22,6 +22,7 @@ extension TimerSchedule {
                 at: instant, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock,
                 now: ifPast == .throw ? now() : instant)
         }
+        configuration.label = label
         try configuration.validate()
         return configuration
     }

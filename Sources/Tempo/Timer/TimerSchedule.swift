@@ -33,6 +33,9 @@ public struct TimerSchedule: Sendable {
     public var delivery: TimerDelivery
     /// The clock deadlines are measured on.
     public let clock: TimerClock
+    /// The name instruments, stall reports and log lines give the timer (see ``labeled(_:fileID:line:)``); `nil` by
+    /// default.
+    public var label: TimerLabel? = nil
 
     /// Anchored ticks every `interval`.
     ///

@@ -109,17 +109,21 @@ struct TimerStateMachine {
         case .forever: repeatsKind = .forever
         }
         grid = TickGrid(first: .zero, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
-        if config.firstTick != .afterInterval || config.leeway != .zero || targetIsAlive != nil {
+        if config.firstTick != .afterInterval || config.leeway != .zero || targetIsAlive != nil || config.label != nil {
             let extras = mailbox.neededExtras()
             extras.firstTick = config.firstTick
             extras.leeway = config.leeway
             extras.targetIsAlive = targetIsAlive
+            extras.label = config.label
         }
         if let handler { _ = handlers.add(handler) }
     }
 
     /// The rarely used state, or `nil` while nothing needed it (the mailbox holds it).
     var extras: TimerExtras? { mailbox.extras }
+
+    /// The timer's label, if its schedule had one.
+    var label: TimerLabel? { extras?.label }
 
     /// The extras, allocated on first use.
     mutating func neededExtras() -> TimerExtras {
@@ -172,7 +176,8 @@ struct TimerStateMachine {
         case (.once, .afterInterval): kind = .after(grid.interval)
         default: kind = .every(grid.interval, repeats, firstTick)
         }
-        return TimerSchedule(kind: kind, leeway: leeway, latePolicy: grid.policy, delivery: delivery, clock: clock)
+        return TimerSchedule(
+            kind: kind, leeway: leeway, latePolicy: grid.policy, delivery: delivery, clock: clock, label: label)
     }
 
     /// Whether the timer is done for good: finished or cancelled, with no delivery queued or running.

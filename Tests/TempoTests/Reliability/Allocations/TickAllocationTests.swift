@@ -79,6 +79,19 @@ struct TickAllocationTests {
         #expect(perTick < Self.allowedPerTick, "\(perTick) allocations per tick with \(name) delivery")
     }
 
+    /// The tick path with an instrument added (issue #27): events are values, the instrument list a snapshot.
+    @Test func aLabeledTimerWithAnInstrumentAddedAllocatesNothingPerTick() throws {
+        struct Quiet: TimerInstrument {}
+        let registration = try TimerInstruments.add(Quiet())
+        defer { TimerInstruments.remove(registration) }
+        let ticks = Ticks()
+        let timer = try TempoTimer(.every(.milliseconds(1)).labeled("allocations")) { _ in ticks.add() }.start()
+        defer { timer.cancel() }
+        let perTick = try #require(Self.allocationsPerTick(ticks), "the timer did not tick 650 times in 60 s")
+        print("TempoTimer with an instrument added: \(perTick) allocations per tick")
+        #expect(perTick < Self.allowedPerTick, "\(perTick) allocations per tick with an instrument added")
+    }
+
     @Test func aSharedTickerAllocatesNothingPerTick() throws {
         let ticks = Ticks()
         let ticker = try SharedTicker(.every(.milliseconds(1)))
