@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "TempoTesting", targets: ["TempoTesting"]),
         .library(name: "TempoPlans", targets: ["TempoPlans"]),
         .library(name: "TempoJobs", targets: ["TempoJobs"]),
+        .library(name: "TempoPostgres", targets: ["TempoPostgres"]),
         .executable(name: "tempo", targets: ["tempo"]),
     ],
     traits: [
@@ -28,6 +29,15 @@ let package = Package(
                 `traits: ["Jobs"]` to use `TempoJobs`.
                 """
         ),
+        .trait(
+            name: "Postgres",
+            description: """
+                Builds `TempoPostgres` (jobs run once per planned date across replicas sharing a PostgreSQL \
+                database), the only product that needs vapor/postgres-nio. Off by default: name \
+                `traits: ["Jobs", "Postgres"]` to use it.
+                """,
+            enabledTraits: ["Jobs"]
+        ),
         .default(enabledTraits: ["CLI", "Jobs"]),
         .trait(
             name: "TSanVisibleLocks",
@@ -46,6 +56,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Thin C shims for Linux system calls that Glibc's module map does not expose (timerfd, prctl).
@@ -71,6 +82,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Jobs"])),
+            ]
+        ),
+        // TempoJobs' claims and cursors on PostgreSQL, for replicas (sources compile to nothing without the trait).
+        .target(
+            name: "TempoPostgres",
+            dependencies: [
+                "TempoJobs",
+                "TempoLocks",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ]
         ),
         // The end-to-end SIGTERM test's subject: one slow job in a ServiceGroup (not a product).
@@ -127,6 +148,18 @@ let package = Package(
                 "tempo-jobs-demo",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Against a throwaway PostgreSQL server (skipped without its binaries, unless TEMPO_REQUIRE_POSTGRES=1).
+        .testTarget(
+            name: "TempoPostgresTests",
+            dependencies: [
+                "TempoJobs",
+                "TempoPostgres",
+                "TempoLocks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ]
         ),
     ]
