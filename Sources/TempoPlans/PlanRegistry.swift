@@ -127,4 +127,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
 }
 
 /// A plan timer is started and cancelled by the registry's shared key store.
-extension PlanTimer: KeyedTimer {}
+extension PlanTimer: KeyedTimer {
+    /// Starts the timer.
+    package func startKeyed() { start() }
+}

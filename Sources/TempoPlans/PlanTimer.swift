@@ -226,29 +226,27 @@ public final class PlanTimer: Sendable {
     /// Arms a one-shot wall-clock timer at `wakeup` (the next date, or sooner to check the plan's zones), after
     /// which the timer decides again.
     ///
-    /// A wakeup after 2116-02-20 (``armLimit``) is armed as a delay from `now` (`FirstTick.after`), which the wall
+    /// A wakeup after 2116-02-20 (``armLimit``) is armed as a delay from `now` (`TimerSchedule.after`), which the wall
     /// clock measures from the moment the timer starts, so the deadline is never earlier than `wakeup`: no clamp to a
     /// limit that the wall clock may already have passed (a clock reading 2118 would otherwise re-arm at once,
     /// forever). A delay longer than `TempoError.maximumDuration` wakes early, decides nothing is due and re-arms.
     private func arm(_ wakeup: Int64, now: TimerInstant, generation: UInt64) {
-        let first: FirstTick
+        let schedule: TimerSchedule
         if wakeup <= Self.armLimit {
-            first = .at(PlanInstant.timerInstant(wakeup))
+            schedule = .at(.wall(PlanInstant.timerInstant(wakeup)), leeway: leeway, delivery: .queue(queue))
         } else {
-            first = .after(min(TempoError.maximumDuration, max(.zero, PlanInstant.timerInstant(wakeup) - now)))
+            let delay = min(TempoError.maximumDuration, max(.zero, PlanInstant.timerInstant(wakeup) - now))
+            schedule = .after(delay, leeway: leeway, delivery: .queue(queue), clock: .wall)
         }
         let timer: TempoTimer
         do {
-            timer = try TempoTimer(
-                every: .seconds(1), repeats: .once, first: first, leeway: leeway,
-                delivery: .queue(queue), clock: .wall, scheduler: scheduler
-            ) { [self] _ in
+            timer = try TempoTimer(schedule, scheduler: scheduler) { [self] _ in
                 guard mutable.withLock({ $0.generation == generation && $0.state == .running }) else { return }
                 advance()
             }
         } catch {
             // Unreachable: the interval, leeway and instant were validated.
-            preconditionFailure("plan timer could not arm \(first): \(error)")
+            preconditionFailure("plan timer could not arm \(schedule): \(error)")
         }
         let current = mutable.withLock { mutable -> Bool in
             guard mutable.generation == generation, mutable.state == .running else { return false }

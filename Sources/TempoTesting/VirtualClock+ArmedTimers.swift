@@ -47,7 +47,7 @@ extension VirtualClock {
     /// Pass it where a timer takes its scheduler, on the line that creates the timer:
     ///
     /// ```swift
-    /// let heartbeat = try TempoTimer.every(.seconds(1), scheduler: clock.site("heartbeat")) { _ in beat() }
+    /// let heartbeat = try TempoTimer(.every(.seconds(1)), scheduler: clock.site("heartbeat")) { _ in beat() }.start()
     /// ```
     ///
     /// Time, delivery and lifetime are the clock's: the site holds the clock's shared state (as timers do) and
@@ -124,7 +124,7 @@ extension VirtualClock {
     ///
     /// ```swift
     /// try await VirtualClock.withArmedTimerCheck { clock in
-    ///     let poller = try TempoTimer.every(.seconds(5), scheduler: clock.site("poller")) { _ in poll() }
+    ///     let poller = try TempoTimer(.every(.seconds(5)), scheduler: clock.site("poller")) { _ in poll() }.start()
     ///     clock.advance(by: .seconds(5))
     ///     poller.cancel()                      // without this line the test fails naming "poller"
     /// }

@@ -10,7 +10,7 @@ extension VirtualClock {
     /// let clock = VirtualClock()
     /// try await clock.run {
     ///     let registry = TimerRegistry<String>(scheduler: clock)
-    ///     try registry.schedule("hourly", every: .seconds(3600)) { _ in backUp() }
+    ///     try registry.schedule("hourly", .every(.seconds(3600))) { _ in backUp() }
     ///     try await clock.sleep(for: .seconds(24 * 3600))   // a day of virtual time
     /// }
     /// ```

@@ -10,7 +10,7 @@ public import Tempo
 ///
 /// ```swift
 /// let clock = VirtualClock()
-/// let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { ticks.append($0.index) }
+/// let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { ticks.append($0.index) }
 /// timer.start()
 /// clock.advance(by: .milliseconds(999))   // nothing yet
 /// clock.advance(by: .milliseconds(1))     // tick 1

@@ -65,10 +65,7 @@ final class CommandScheduleRunner: Sendable {
         let policy = state.withLock { $0.gate.policy }
         let start = SystemScheduler.shared.now(.monotonic)
         let timer = try TempoTimer(
-            every: interval,
-            repeats: count.map { .times($0) } ?? .forever,
-            first: .after(.zero),
-            latePolicy: policy
+            .every(interval, repeats: count.map { .times($0) } ?? .forever, first: .after(.zero), latePolicy: policy)
         ) { [self] tick in
             tickArrived(missed: tick.missed)
         }

@@ -43,14 +43,14 @@ struct CountdownCommand: ParsableCommand {
         let display = CountdownDisplay(total: total, width: width, interactive: isatty(1) != 0)
         let done = DispatchSemaphore(value: 0)
         do {
-            // `once(at:)` starts the timer: it runs until it fires.
-            try TempoTimer.once(at: display.end, clock: .continuous) { _ in done.signal() }
+            // `start()` runs the one-shot until it fires.
+            try TempoTimer(.at(TimerDeadline(display.end, clock: .continuous))) { _ in done.signal() }.start()
         } catch {
             // The clock's range ends about 146 years from its origin (the machine's boot).
             throw usageError(
                 "<duration>: '\(duration)' is too long: its end lies beyond the range of the continuous clock")
         }
-        let redraw = try TempoTimer(every: min(refresh, total), clock: .continuous) { _ in display.draw() }
+        let redraw = try TempoTimer(.every(min(refresh, total), clock: .continuous)) { _ in display.draw() }
         signal(SIGCONT, SIG_IGN)
         let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
         resumed.setEventHandler { display.resumed() }

@@ -51,10 +51,7 @@ struct TickCommand: ParsableCommand {
         let stats = LatenessStats()
         let total = count
         let timer = try TempoTimer(
-            every: interval,
-            repeats: .times(total),
-            delivery: immediate ? .immediate : .privateQueue,
-            clock: clock
+            .every(interval, repeats: .times(total), delivery: immediate ? .immediate : .privateQueue, clock: clock)
         ) { tick in
             let micros = tick.lateness.microseconds
             stats.add(micros, missed: tick.missed)

@@ -8,6 +8,22 @@ import Glibc
 /// Standard output when it is not a terminal: line by line into pipes and files, errors reported, durations echoed
 /// as they are written.
 @Suite struct CLIOutputTests {
+    /// The file's bytes as text, with invalid UTF-8 replaced (a read while `tempo` writes can cut a `µ` in half).
+    /// Read with stdio: polling with `String(contentsOfFile:encoding:)` here leaked 4,096-byte buffers allocated in
+    /// FoundationEssentials' `readBytesFromFile` (LeakSanitizer in CI, swift-corelibs-foundation 6.3.1).
+    static func readText(_ path: String) -> String {
+        guard let file = fopen(path, "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes.append(contentsOf: buffer[..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// A fresh path in the temporary directory (not created).
     private static func temporaryPath(_ name: String) -> String {
         NSTemporaryDirectory() + "tempo-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -37,7 +53,7 @@ import Glibc
         _ = try await TempoBinary.run(["tick", "--every", "1s", "--count", "1000"], stdoutFile: path) { process in
             let deadline = Date().addingTimeInterval(60)
             while process.isRunning && Date() < deadline {
-                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                let text = Self.readText(path)
                 if text.contains("tick 1/1000") {
                     seenWhileRunning.set()
                     break

@@ -7,7 +7,7 @@ import Testing
     @Test func aTimerLeftArmedIsReportedWithItsNameAndCreationLine() throws {
         let clock = VirtualClock()
         let line = #line + 1
-        let poller = try TempoTimer.every(.seconds(5), scheduler: clock.site("poller")) { _ in }
+        let poller = try TempoTimer(.every(.seconds(5)), scheduler: clock.site("poller")) { _ in }.start()
         clock.advance(by: .seconds(5))
         // What the check records (as test issues) when the test ends now.
         let reports = clock.armedTimerReports(sourceLocation: #_sourceLocation)
@@ -24,8 +24,9 @@ import Testing
 
     @Test func cancelledTimersAndTimersMeantToOutliveTheTestAreNotReported() {
         VirtualClock.withArmedTimerCheck { clock in
-            let poller = try? TempoTimer.every(.seconds(5), scheduler: clock.site("poller")) { _ in }
-            let cache = try? TempoTimer.every(.seconds(60), scheduler: clock.site("cache", outlivesTest: true)) { _ in }
+            let poller = try? TempoTimer(.every(.seconds(5)), scheduler: clock.site("poller")) { _ in }.start()
+            let cache = try? TempoTimer(.every(.seconds(60)), scheduler: clock.site("cache", outlivesTest: true)) { _ in
+            }.start()
             clock.advance(by: .seconds(10))
             poller?.cancel()
             #expect(clock.armedTimers.count == 1)
@@ -51,9 +52,9 @@ import Testing
     @Test(.armedTimerCheck) func theTraitGivesTheTestAClockAndPassesWhenEverythingWasCancelled() throws {
         let clock = try #require(VirtualClock.current)
         let log = EventLog()
-        let timer = try TempoTimer.every(.seconds(1), delivery: .immediate, scheduler: clock.site("tick")) { tick in
+        let timer = try TempoTimer(.every(.seconds(1), delivery: .immediate), scheduler: clock.site("tick")) { tick in
             log.record("tick \(tick.index)")
-        }
+        }.start()
         clock.advance(by: .seconds(2))
         timer.cancel()
         #expect(log.all == ["tick 1", "tick 2"])
@@ -64,7 +65,7 @@ import Testing
         let wheel = try TimingWheel(scheduler: clock.site("wheel"))
         _ = try wheel.schedule(after: .seconds(1)) {}
         let registry = TimerRegistry<String>(scheduler: clock.site("registry"))
-        try registry.schedule("job", after: .seconds(2)) { _ in }
+        try registry.schedule("job", .after(.seconds(2))) { _ in }
         #expect(Set(clock.armedTimers.compactMap { $0.site?.name }) == ["wheel", "registry"])
         clock.advance(by: .seconds(2))
         #expect(clock.armedTimers.isEmpty)

@@ -12,10 +12,10 @@ import Testing
         let elapsed = try await clock.run {
             let wallStart = ContinuousClock.now
             let registry = TimerRegistry<String>(scheduler: clock)
-            try registry.schedule("hourly", every: .seconds(3600)) { tick in
+            try registry.schedule("hourly", .every(.seconds(3600))) { tick in
                 log.record("hourly \(tick.index) at \(tick.due.offset.components.seconds / 3600) h")
             }
-            try registry.schedule("daily", every: .seconds(86_400)) { tick in
+            try registry.schedule("daily", .every(.seconds(86_400))) { tick in
                 log.record("daily \(tick.index) at \(tick.due.offset.components.seconds / 3600) h")
             }
             let countdown = try Countdown(
@@ -47,7 +47,7 @@ import Testing
         let clock = VirtualClock()
         let log = EventLog()
         try await clock.run {
-            let ticker = try SharedTicker(every: .seconds(10), scheduler: clock)
+            let ticker = try SharedTicker(.every(.seconds(10)), scheduler: clock)
             let subscription = try ticker.subscribe { tick in log.record("ticker \(tick.index)") }
             let debouncer = try Debouncer<Int>(delay: .seconds(3), scheduler: clock) { log.record("debounced \($0)") }
             let throttler = try Throttler<Int>(every: .seconds(5), edge: .trailing, scheduler: clock) {
@@ -134,7 +134,7 @@ import Testing
 
     @Test func aRepeatingTimerTheBodyNeverStopsEndsTheRunAtTheStepLimit() async throws {
         let clock = VirtualClock()
-        let timer = try TempoTimer.every(.seconds(1), delivery: .immediate, scheduler: clock) { _ in }
+        let timer = try TempoTimer(.every(.seconds(1), delivery: .immediate), scheduler: clock) { _ in }.start()
         await #expect(throws: VirtualClock.AutoAdvanceError.tooManySteps(10)) {
             try await clock.run(maximumSteps: 10) {
                 try await clock.sleep(for: .seconds(3600))
@@ -147,9 +147,9 @@ import Testing
     @Test func outsideRunTheClockStaysManual() async throws {
         let clock = VirtualClock()
         let log = EventLog()
-        let timer = try TempoTimer.once(after: .seconds(1), delivery: .immediate, scheduler: clock) { _ in
+        let timer = try TempoTimer(.after(.seconds(1), delivery: .immediate), scheduler: clock) { _ in
             log.record("fired")
-        }
+        }.start()
         try await clock.run { try await clock.sleep(for: .milliseconds(500)) }
         #expect(log.all.isEmpty)
         #expect(clock.now(.monotonic) == .zero + .milliseconds(500))

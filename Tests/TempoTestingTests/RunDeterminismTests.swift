@@ -18,7 +18,7 @@ import Testing
             let clock = VirtualClock()
             let trace = Trace()
             try await clock.run {
-                let timer = try TempoTimer(every: .milliseconds(4), delivery: .immediate, scheduler: clock) {
+                let timer = try TempoTimer(.every(.milliseconds(4), delivery: .immediate), scheduler: clock) {
                     trace.record($0)
                 }
                 timer.start()
@@ -39,7 +39,7 @@ import Testing
         // suite the shared executor may not run that task for seconds: the stall timeout only catches a hang.
         try await clock.run(stallTimeout: .seconds(300)) {
             let scheduler = ClockScheduler(clock: clock, wallClockStart: VirtualClock.defaultWallStart)
-            let timer = try TempoTimer(every: .milliseconds(4), delivery: .immediate, scheduler: scheduler) { _ in }
+            let timer = try TempoTimer(.every(.milliseconds(4), delivery: .immediate), scheduler: scheduler) { _ in }
             timer.start()
             // Waits for the scheduler's detached task to reach the clock (however starved the machine is).
             var patience = YieldingPatience(timeout: .seconds(240))
@@ -60,7 +60,7 @@ import Testing
         let clock = VirtualClock()
         let scheduler = ClockScheduler(clock: clock, wallClockStart: VirtualClock.defaultWallStart)
         let trace = Trace()
-        let timer = try TempoTimer(every: .milliseconds(4), delivery: .immediate, scheduler: scheduler) {
+        let timer = try TempoTimer(.every(.milliseconds(4), delivery: .immediate), scheduler: scheduler) {
             trace.record($0)
         }
         timer.start()

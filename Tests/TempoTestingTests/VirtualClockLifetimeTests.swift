@@ -36,9 +36,9 @@ import Testing
         var weak = Weak()
         let clock = VirtualClock()
         let captured = Captured()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in withExtendedLifetime(captured) {} }
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in withExtendedLifetime(captured) {} }
         timer.start()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let subscription = try ticker.subscribe { _ in withExtendedLifetime(captured) {} }
         let countdown = try Countdown(duration: .seconds(60), scheduler: clock) { _ in
         } onFinish: {
@@ -66,7 +66,7 @@ import Testing
         var timer: TempoTimer? = try {
             let clock = VirtualClock()
             weakClock = clock
-            let timer = try TempoTimer(every: .seconds(1), scheduler: clock)
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock)
             timer.start()
             clock.advance(by: .milliseconds(400))
             return timer
@@ -87,7 +87,7 @@ import Testing
         weak var weakTimer: TempoTimer?
         let ticks = Counter()
         do {
-            let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in ticks.increment() }
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in ticks.increment() }
             timer.start()
             weakTimer = timer
         }

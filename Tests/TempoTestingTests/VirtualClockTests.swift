@@ -122,12 +122,12 @@ final class EventLog: Sendable {
     @Test func runUntilIdleStopsWhenNothingIsPendingOrAtTheLimit() throws {
         let clock = VirtualClock()
         let log = EventLog()
-        let once = try TempoTimer(every: .seconds(30), repeats: .once, scheduler: clock) { log.record("\($0.index)") }
+        let once = try TempoTimer(.after(.seconds(30)), scheduler: clock) { log.record("\($0.index)") }
         once.start()
         #expect(clock.runUntilIdle() == 1)
         #expect(log.all == ["1"])
         #expect(clock.now(.monotonic) == TimerInstant(offset: .seconds(30)))
-        let forever = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in }
+        let forever = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in }
         forever.start()
         #expect(clock.runUntilIdle(limit: 10) == 10)
         #expect(forever.fireCount == 10)

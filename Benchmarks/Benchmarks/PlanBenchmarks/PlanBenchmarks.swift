@@ -101,7 +101,7 @@ let benchmarks: @Sendable () -> Void = {
     registerBytes(
         "RunningTempoTimer",
         { _ in
-            let timer = try TempoTimer(every: .seconds(86_400), clock: .wall, scheduler: clock) { _ in }
+            let timer = try TempoTimer(.every(.seconds(86_400), clock: .wall), scheduler: clock) { _ in }
             timer.start()
             return timer
         }, cleanup: { timers in for timer in timers { timer.cancel() } })

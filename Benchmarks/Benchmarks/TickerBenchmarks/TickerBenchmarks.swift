@@ -42,7 +42,7 @@ final class TickerFixture: Sendable {
     init(subscribers: Int, sink: Sink) throws {
         let clock = VirtualClock()
         self.clock = clock
-        let ticker = try SharedTicker(every: interval, delivery: .immediate, scheduler: clock)
+        let ticker = try SharedTicker(.every(interval, delivery: .immediate), scheduler: clock)
         self.ticker = ticker
         tokens = try (0..<subscribers).map { _ in try ticker.subscribe { _ in sink.count &+= 1 } }
     }
@@ -57,7 +57,7 @@ final class TimersFixture: Sendable {
         let clock = VirtualClock()
         self.clock = clock
         timers = try (0..<count).map { _ in
-            try TempoTimer(every: interval, delivery: .immediate, scheduler: clock) { _ in sink.count &+= 1 }
+            try TempoTimer(.every(interval, delivery: .immediate), scheduler: clock) { _ in sink.count &+= 1 }
         }
         for timer in timers { timer.start() }
     }

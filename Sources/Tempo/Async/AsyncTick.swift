@@ -44,7 +44,3 @@ extension AsyncTick where Instant == TimerInstant {
         TimerTick(index: index, due: due, lateness: lateness, missed: missed)
     }
 }
-
-/// The former name of ``AsyncTick``: a tick of an ``AsyncTickSequence``, not of a clock.
-@available(*, deprecated, renamed: "AsyncTick")
-public typealias ClockTick<Instant: InstantProtocol> = AsyncTick<Instant> where Instant.Duration == Duration

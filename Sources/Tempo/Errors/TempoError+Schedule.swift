@@ -19,3 +19,19 @@ extension TempoError {
         try validateLeeway(leeway)
     }
 }
+
+extension TempoError {
+    /// Checks that a deadline is within half of ``maximumDuration`` (about 146 years) of its clock's origin, so that
+    /// the number of 1 ns slots from it to any instant a real clock reads fits in an `Int`.
+    ///
+    /// - Parameter instant: The deadline.
+    /// - Throws: ``TempoError`` with ``Code/invalidInstant`` naming the instant.
+    package static func validateDeadline(_ instant: TimerInstant) throws(TempoError) {
+        let limit = maximumDuration / 2
+        if instant.offset > limit || instant.offset < .zero - limit {
+            throw TempoError(
+                .invalidInstant, value: "\(instant)",
+                message: "deadline \(instant) is more than \(limit) from the clock's origin")
+        }
+    }
+}

@@ -14,6 +14,7 @@ public struct TempoError: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidKey
             case invalidInstant
             case invalidArgument
+            case clockMismatch
         }
 
         private let base: Base
@@ -32,6 +33,9 @@ public struct TempoError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidInstant = Code(.invalidInstant)
         /// Any other argument outside its documented range.
         public static let invalidArgument = Code(.invalidArgument)
+        /// A deadline of one clock given where another clock is fixed (for example a wall-clock date as the first
+        /// tick of a monotonic timer); the message names both clocks.
+        public static let clockMismatch = Code(.clockMismatch)
 
         /// The code's name, for example `invalidInterval`.
         public var description: String { String(describing: base) }

@@ -7,7 +7,7 @@ import TempoLocks
 ///
 /// ```swift
 /// let scheduler = ClockScheduler(clock: clock)          // e.g. `@Dependency(\.continuousClock) var clock`
-/// let timer = try TempoTimer(every: .seconds(1), scheduler: scheduler) { tick in refresh() }
+/// let timer = try TempoTimer(.every(.seconds(1)), scheduler: scheduler) { tick in refresh() }
 /// timer.start()
 /// ```
 ///

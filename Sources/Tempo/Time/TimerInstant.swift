@@ -71,7 +71,7 @@ public struct TimerInstant: InstantProtocol, Hashable, Sendable, Codable, Custom
     /// The offset in whole nanoseconds, rounded up (so a deadline is never brought forward).
     ///
     /// Offsets beyond `Int64` saturate at `Int64.max` / `Int64.min`.
-    public var nanosecondsRoundedUp: Int64 {
+    package var nanosecondsRoundedUp: Int64 {
         let attoseconds = offset.attoseconds
         let (quotient, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
         let rounded = remainder > 0 ? quotient + 1 : quotient

@@ -4,7 +4,8 @@ public enum FirstTick: Hashable, Sendable {
     case afterInterval
     /// This long after start; zero fires at once.
     case after(Duration)
-    /// At this instant of the timer's clock. An instant already past when the timer starts is treated like
-    /// any late tick: the grid stays anchored at the instant and the ``LateTickPolicy`` decides what runs.
-    case at(TimerInstant)
+    /// At this deadline, which must be on the timer's clock (otherwise creating the timer throws ``TempoError`` with
+    /// ``TempoError/Code/clockMismatch``). A deadline already past when the timer starts is treated like any late
+    /// tick: the grid stays anchored at the deadline and the ``LateTickPolicy`` decides what runs.
+    case at(TimerDeadline)
 }

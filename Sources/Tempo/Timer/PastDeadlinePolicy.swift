@@ -36,7 +36,10 @@ extension TempoTimer.Configuration {
                 message: "deadline \(deadline) on the \(clock) clock has already passed (now \(now))"
             )
         }
+        // The grid of a one-shot needs a positive interval; it is never read (reset re-arms at the deadline) nor
+        // reported (``TempoTimer/schedule`` says `.at`).
         return TempoTimer.Configuration(
-            every: .seconds(1), repeats: .once, first: .at(deadline), leeway: leeway, delivery: delivery, clock: clock)
+            every: .seconds(1), repeats: .once, first: .at(TimerDeadline(deadline, clock: clock)), leeway: leeway,
+            delivery: delivery, clock: clock)
     }
 }

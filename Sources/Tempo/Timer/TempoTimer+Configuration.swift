@@ -1,25 +1,25 @@
 extension TempoTimer {
-    /// Everything that defines a timer's schedule, validated by the timer's initializer.
-    ///
-    /// `Configuration` is a value type and is `Sendable`.
-    public struct Configuration: Sendable {
+    /// Everything that defines a timer's engine setup, validated by the timer's initializer: what a
+    /// ``TimerSchedule`` becomes inside the package (a one-shot as one slot of a grid whose interval is never read
+    /// back; ``TempoTimer/schedule`` reports the one-shot).
+    struct Configuration: Sendable {
         /// The period between ticks (for a one-shot, the delay before its tick).
-        public var interval: Duration
+        var interval: Duration
         /// How many ticks to deliver.
-        public var repeats: TimerRepeats
+        var repeats: TimerRepeats
         /// When the first tick is due.
-        public var firstTick: FirstTick
+        var firstTick: FirstTick
         /// How late past its due instant a tick may run so that wakeups can be batched; zero by default.
-        public var leeway: Duration
+        var leeway: Duration
         /// The clock deadlines are measured on.
-        public var clock: TimerClock
+        var clock: TimerClock
         /// What happens to ticks missed while the timer could not run.
-        public var latePolicy: LateTickPolicy
+        var latePolicy: LateTickPolicy
         /// Where handlers run.
-        public var delivery: TimerDelivery
+        var delivery: TimerDelivery
 
-        /// Creates a configuration; see ``TempoTimer/init(every:repeats:first:leeway:latePolicy:delivery:clock:scheduler:handler:)-(_,_,_,_,_,_,_,_,TempoTimer.Handler?)``.
-        public init(
+        /// Creates a configuration.
+        init(
             every interval: Duration,
             repeats: TimerRepeats = .forever,
             first firstTick: FirstTick = .afterInterval,
@@ -45,7 +45,7 @@ extension TempoTimer {
         ///   ``TempoError/maximumDuration`` (about 146 years) from the clock's origin
         ///   (``TempoError/Code/invalidInstant``), so that the number of 1 ns slots from it to any instant a real
         ///   clock reads fits in an `Int`.
-        public func validate() throws(TempoError) {
+        func validate() throws(TempoError) {
             try TempoError.validateSchedule(interval: interval, repeats: repeats, leeway: leeway)
             if case .after(let delay) = firstTick, delay < .zero || delay > TempoError.maximumDuration {
                 throw TempoError(
@@ -56,23 +56,8 @@ extension TempoTimer {
                 )
             }
             // Only an absolute first tick has an instant to check: the common path does no division.
-            if case .at(let instant) = firstTick {
-                let instantLimit = TempoError.maximumDuration / 2
-                if instant.offset > instantLimit || instant.offset < .zero - instantLimit {
-                    throw TempoError(
-                        .invalidInstant,
-                        value: "\(instant)",
-                        message: "first-tick instant \(instant) is more than \(instantLimit) from the clock's origin"
-                    )
-                }
-            }
-        }
-
-        /// The delay from start (or reset) to the first tick; an absolute first tick counts as one interval on reset.
-        var firstDelay: Duration {
-            switch firstTick {
-            case .afterInterval, .at: interval
-            case .after(let delay): delay
+            if case .at(let deadline) = firstTick {
+                try TempoError.validateDeadline(try deadline.instant(on: clock))
             }
         }
     }

@@ -5,7 +5,7 @@ import TempoLocks
 /// A timer that ticks once, a fixed number of times or forever, on a clock of your choice.
 ///
 /// ```swift
-/// let timer = try TempoTimer(every: .milliseconds(250), repeats: .times(8)) { tick in
+/// let timer = try TempoTimer(.every(.milliseconds(250), repeats: .times(8))) { tick in
 ///     print("tick \(tick.index), \(tick.lateness) late")
 /// }
 /// timer.start()
@@ -31,7 +31,7 @@ import TempoLocks
 /// to hold it for it to fire, and releasing your last reference does not stop it (call ``cancel()``).
 /// An idle or paused timer is kept alive only by your references. The timer never retains anything
 /// but its handlers; to avoid keeping an owner alive through a handler, capture it weakly or use
-/// ``init(every:target:repeats:first:leeway:latePolicy:delivery:clock:scheduler:handler:)``,
+/// a ``TimerHandler/weak(_:_:)`` handler,
 /// which ends the timer on the first tick after the target died.
 ///
 /// ## Thread safety
@@ -56,46 +56,8 @@ public final class TempoTimer: Sendable {
     /// drain loop, and the mailbox has at most one drain running, so the value is 0 or 1.
     private let claimsInFlight = Atomic<Int8>(0)
 
-    /// Creates a timer, in the ``TimerState/idle`` state; call ``start()`` to run it.
-    ///
-    /// - Parameters:
-    ///   - interval: The period between ticks; for ``TimerRepeats/once``, the delay before the tick.
-    ///   - repeats: How many ticks: ``TimerRepeats/once``, ``TimerRepeats/times(_:)`` or ``TimerRepeats/forever``.
-    ///   - first: When the first tick is due (default: one interval after start).
-    ///   - leeway: How late a tick may run so that wakeups can be batched (default zero).
-    ///   - latePolicy: What happens to missed ticks (default ``LateTickPolicy/coalesce``).
-    ///   - delivery: Where handlers run (default ``TimerDelivery/privateQueue``: a serial lane of the timer on the
-    ///     shared delivery pool).
-    ///   - clock: The clock deadlines are measured on (default ``TimerClock/monotonic``).
-    ///   - scheduler: The scheduler that provides time (default ``SystemScheduler/shared``; pass a
-    ///     `VirtualClock` in tests).
-    ///   - handler: Called for each tick; more handlers can be added with ``addObserver(_:)-(TempoTimer.Handler)``.
-    /// - Throws: ``TempoError`` when `interval`, a count, `leeway` or the first-tick delay is invalid.
-    public convenience init(
-        every interval: Duration,
-        repeats: TimerRepeats = .forever,
-        first: FirstTick = .afterInterval,
-        leeway: Duration = .zero,
-        latePolicy: LateTickPolicy = .coalesce,
-        delivery: TimerDelivery = .privateQueue,
-        clock: TimerClock = .monotonic,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        handler: Handler? = nil
-    ) throws(TempoError) {
-        let configuration = Configuration(
-            every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
-            delivery: delivery, clock: clock)
-        try self.init(configuration: configuration, scheduler: scheduler, handler: handler)
-    }
-
-    /// Creates a timer from a configuration.
-    ///
-    /// - Parameters:
-    ///   - configuration: The schedule, clock, leeway, delivery and late-tick policy.
-    ///   - scheduler: The scheduler that provides time.
-    ///   - handler: Called for each tick.
-    /// - Throws: ``TempoError`` when the configuration is invalid.
-    public convenience init(
+    /// Creates a timer from a configuration (inside the package: the public form takes a ``TimerSchedule``).
+    convenience init(
         configuration: Configuration,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         handler: Handler? = nil
@@ -166,7 +128,7 @@ public final class TempoTimer: Sendable {
     }
 
     /// The current instant of the timer's clock.
-    private func now() -> TimerInstant {
+    func now() -> TimerInstant {
         switch engine {
         case .systemPool(let driver), .systemInline(let driver): PlatformClock.now(driver.clock)
         case .systemQueue(let route): PlatformClock.now(route.driver.clock)
@@ -193,22 +155,19 @@ public final class TempoTimer: Sendable {
     /// A slot is used when it is handed to delivery, or dropped or folded in by the late-tick policy.
     public var remainingCount: Int? { machine.withLock { $0.remainingCount } }
 
-    /// The current configuration (its interval and leeway reflect ``reset(interval:)`` and ``leeway``).
-    public var configuration: Configuration {
-        let delivery: TimerDelivery
+    /// The delivery the timer was created with, read back from its engine.
+    var currentDelivery: TimerDelivery {
         switch engine {
-        case .systemInline: delivery = .immediate
-        case .systemPool: delivery = .privateQueue
-        case .systemQueue(let route):
-            delivery = route.queue === DeliveryPool.queue ? .privateQueue : .queue(route.queue)
+        case .systemInline: .immediate
+        case .systemPool: .privateQueue
+        case .systemQueue(let route): route.queue === DeliveryPool.queue ? .privateQueue : .queue(route.queue)
         case .other(let other):
             if let queue = other.queue {
-                delivery = queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
+                queue === DeliveryPool.queue ? .privateQueue : .queue(queue)
             } else {
-                delivery = .immediate
+                .immediate
             }
         }
-        return machine.withLock { $0.configuration(delivery: delivery, clock: clock) }
     }
 
     /// The time until the next tick is due: counting down while running, frozen while paused, `nil` when
@@ -238,9 +197,16 @@ public final class TempoTimer: Sendable {
 
     /// Starts the timer: from idle, finished or cancelled it begins a new schedule (fire count back to 0);
     /// from paused it resumes; while running it does nothing.
-    public func start() {
+    ///
+    /// A one-shot whose tick has fired is finished, so `start()` runs it again (as it restarts a cancelled timer):
+    /// creating a timer never starts it, so the `start()` that creates and starts in one line is the only one.
+    ///
+    /// - Returns: The timer, so that `try TempoTimer(...) { ... }.start()` creates and starts in one expression.
+    @discardableResult
+    public func start() -> TempoTimer {
         let now = now()
         perform { $0.start(now: now) }
+        return self
     }
 
     /// Pauses a running timer, keeping the time left to the next tick. Does nothing in any other state.
@@ -262,18 +228,36 @@ public final class TempoTimer: Sendable {
     /// delay) from now, and the fire and remaining counts start again. Ticks of the old schedule that were
     /// not yet delivered are dropped.
     ///
-    /// A paused timer stays paused with a full first delay left; any other timer ends up running.
+    /// A paused timer stays paused with a full first delay left (``restart(interval:)`` resumes it instead); any
+    /// other timer ends up running. A one-shot has no interval: an ``TimerSchedule/after(_:leeway:delivery:clock:)``
+    /// one-shot starts its delay over, and an ``TimerSchedule/at(_:ifPast:leeway:delivery:)`` one-shot is re-armed
+    /// at its deadline, so once that has passed it fires at once (move it with ``reschedule(at:)``).
     ///
     /// - Parameter interval: A new interval, or `nil` to keep the current one.
-    /// - Throws: ``TempoError`` when `interval` is invalid; the timer is then unchanged.
+    /// - Throws: ``TempoError`` when `interval` is invalid, or is given for a one-shot
+    ///   (``TempoError/Code/invalidInterval``); the timer is then unchanged.
     public func reset(interval: Duration? = nil) throws(TempoError) {
         if let interval {
-            var probe = configuration
-            probe.interval = interval
-            try probe.validate()
+            if withMachine({ $0.isOneShot }) {
+                throw TempoError(
+                    .invalidInterval, value: interval.exactDescription,
+                    message:
+                        "a one-shot has no interval to reset to \(interval.exactDescription): use reschedule(after:)")
+            }
+            try TempoError.validateInterval(interval)
         }
         let now = now()
         perform { $0.reset(now: now, interval: interval) }
+    }
+
+    /// Starts the schedule over from now and runs it, whatever the state: ``reset(interval:)``, then ``resume()``
+    /// for a paused timer (Repeat's `reset(_:restart: true)`).
+    ///
+    /// - Parameter interval: A new interval, or `nil` to keep the current one.
+    /// - Throws: ``TempoError`` as ``reset(interval:)`` does; the timer is then unchanged.
+    public func restart(interval: Duration? = nil) throws(TempoError) {
+        try reset(interval: interval)
+        resume()
     }
 
     /// Cancels the timer: once this returns, no further tick is claimed for delivery and queued ticks are
@@ -341,7 +325,7 @@ public final class TempoTimer: Sendable {
 
     // MARK: Machinery
 
-    private func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
+    func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
         // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
         // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
         // the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and no work runs

@@ -4,7 +4,7 @@ public import Dispatch
 ///
 /// Whatever the queue, runs of one timer's handlers never overlap: each timer delivers through its own
 /// serial mailbox, so even a concurrent queue sees one handler run of a timer at a time.
-public struct TimerDelivery: Sendable {
+public struct TimerDelivery: Sendable, CustomStringConvertible {
     enum Kind: Sendable {
         case privateQueue
         case queue(DispatchQueue)
@@ -45,4 +45,13 @@ public struct TimerDelivery: Sendable {
     /// Ticks delayed by such a stall are coalesced by the late-tick policy; ``TimerTick/overdue`` reports how long
     /// the stall was. Manual fires run on the thread that calls ``TempoTimer/fire()``.
     public static let immediate = TimerDelivery(kind: .immediate)
+
+    /// `privateQueue`, `immediate` or `queue(<label>)`.
+    public var description: String {
+        switch kind {
+        case .privateQueue: "privateQueue"
+        case .immediate: "immediate"
+        case .queue(let queue): "queue(\(queue.label))"
+        }
+    }
 }

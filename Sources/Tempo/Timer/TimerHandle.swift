@@ -2,14 +2,14 @@
 /// or Combine's `AnyCancellable`.
 ///
 /// A running ``TempoTimer`` is kept alive by its scheduler, so releasing it does not stop it (the default,
-/// so that `TempoTimer.every(...)` keeps firing without being stored). When the owner's lifetime should bound the
+/// so that `TempoTimer(.every(...)).start()` keeps firing without being stored). When the owner's lifetime should bound the
 /// timer's, keep a handle instead:
 ///
 /// ```swift
 /// final class Poller {
 ///     private let timer: TimerHandle
 ///     init() throws {
-///         timer = TimerHandle(try TempoTimer.every(.seconds(30)) { _ in refresh() })
+///         timer = TimerHandle(try TempoTimer(.every(.seconds(30))) { _ in refresh() }.start())
 ///     }
 ///     // No deinit needed: releasing the Poller releases the handle, which cancels the timer.
 /// }
@@ -67,7 +67,7 @@ extension TempoTimer {
     /// A ``TimerHandle`` that owns this timer: releasing the handle cancels the timer.
     ///
     /// ```swift
-    /// let handle = try TempoTimer.every(.seconds(1)) { _ in tick() }.cancelledOnRelease()
+    /// let handle = try TempoTimer(.every(.seconds(1))) { _ in tick() }.start().cancelledOnRelease()
     /// ```
     ///
     /// - Returns: A new handle; each handle cancels the timer when it is released.

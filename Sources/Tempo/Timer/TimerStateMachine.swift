@@ -147,19 +147,30 @@ struct TimerStateMachine {
         repeats.total.map { _ in grid.remainingSlots }
     }
 
-    /// The configuration, with the delivery and clock the timer keeps.
-    func configuration(delivery: TimerDelivery, clock: TimerClock) -> TempoTimer.Configuration {
-        TempoTimer.Configuration(
-            every: grid.interval, repeats: repeats, first: firstTick, leeway: leeway, latePolicy: grid.policy,
-            delivery: delivery, clock: clock)
+    /// Where a reset puts the first tick: one interval (or the first-tick delay) from now; an `at:` one-shot is
+    /// re-armed at its deadline, while a repeating timer's absolute first tick counts as one interval.
+    private func resetFirst(now: TimerInstant) -> TimerInstant {
+        switch firstTick {
+        case .afterInterval: now + grid.interval
+        case .after(let delay): now + delay
+        case .at(let deadline): repeatsKind == .once ? deadline.instant : now + grid.interval
+        }
     }
 
-    /// The delay from start (or reset) to the first tick; an absolute first tick counts as one interval on reset.
-    private var firstDelay: Duration {
-        switch firstTick {
-        case .afterInterval, .at: grid.interval
-        case .after(let delay): delay
+    /// Whether the timer has a single tick (``TimerSchedule/after(_:leeway:delivery:clock:)`` or
+    /// ``TimerSchedule/at(_:ifPast:leeway:delivery:)``).
+    var isOneShot: Bool { repeatsKind == .once }
+
+    /// The schedule, with the delivery and clock the timer keeps.
+    func schedule(delivery: TimerDelivery, clock: TimerClock) -> TimerSchedule {
+        let kind: TimerSchedule.Kind
+        switch (repeatsKind, firstTick) {
+        case (.once, .at(let deadline)): kind = .at(deadline.instant, .fireImmediately)
+        case (.once, .after(let delay)): kind = .after(delay)
+        case (.once, .afterInterval): kind = .after(grid.interval)
+        default: kind = .every(grid.interval, repeats, firstTick)
         }
+        return TimerSchedule(kind: kind, leeway: leeway, latePolicy: grid.policy, delivery: delivery, clock: clock)
     }
 
     /// Whether the timer is done for good: finished or cancelled, with no delivery queued or running.
@@ -197,23 +208,59 @@ struct TimerStateMachine {
         case .paused:
             return resume(now: now)
         case .idle, .finished, .cancelled:
-            fireCount = 0
-            let queued = mailbox.scheduledTicks()
-            // The extras are read once: the first tick and the count of queued ticks both live there.
-            let extras = mailbox.extras
-            if let extras {
-                extras.previousRunTicks = queued
-            } else if queued > 0 {
-                neededExtras().previousRunTicks = queued
-            }
+            return beginRun(now: now, first: nil)
+        }
+    }
+
+    /// Begins a new run from idle, finished or cancelled: fire count back to 0, the first slot due at `first` (or
+    /// as the first tick says).
+    private mutating func beginRun(now: TimerInstant, first: TimerInstant?) -> Actions {
+        fireCount = 0
+        let queued = mailbox.scheduledTicks()
+        // The extras are read once: the first tick and the count of queued ticks both live there.
+        let extras = mailbox.extras
+        if let extras {
+            extras.previousRunTicks = queued
+        } else if queued > 0 {
+            neededExtras().previousRunTicks = queued
+        }
+        if let first {
+            grid.restart(first: first)
+        } else {
             switch extras?.firstTick {
             case .none, .afterInterval: grid.restart(first: now + grid.interval)
             case .after(let delay): grid.restart(first: now + delay)
-            case .at(let instant): grid.restart(first: instant)
+            case .at(let deadline): grid.restart(first: deadline.instant)
             }
+        }
+        var actions = Actions()
+        actions.arm(enterRunning())
+        return notify(actions)
+    }
+
+    /// Moves the next tick to `instant`, keeping the schedule's spacing after it.
+    ///
+    /// Running: the pending deadline is replaced (the fire and remaining counts are kept). Paused: the time left
+    /// becomes the time from `now` to `instant` (zero if past), and the timer stays paused. Idle, finished or
+    /// cancelled: a new run begins whose first tick is due at `instant`. An instant already past is a late tick.
+    /// For an `at:` one-shot `instant` also becomes its deadline, which a later reset re-arms.
+    mutating func reschedule(to instant: TimerInstant, now: TimerInstant) -> Actions {
+        if repeatsKind == .once, case .at(let deadline) = firstTick {
+            neededExtras().firstTick = .at(TimerDeadline(instant, clock: deadline.clock))
+        }
+        switch phase {
+        case .running(let arming):
             var actions = Actions()
+            actions.disarm(disarm(arming))
+            grid.moveNextSlot(to: instant)
             actions.arm(enterRunning())
-            return notify(actions)
+            return actions
+        case .paused:
+            grid.moveNextSlot(to: instant)
+            neededExtras().pausedRemaining = max(.zero, now.saturatingDuration(to: instant))
+            return .none
+        case .idle, .finished, .cancelled:
+            return beginRun(now: now, first: instant)
         }
     }
 
@@ -240,11 +287,12 @@ struct TimerStateMachine {
         mailbox.removeTicks(andManualFires: false)
         extras?.previousRunTicks = 0
         fireCount = 0
-        grid = grid(first: now + firstDelay)
+        let first = resetFirst(now: now)
+        grid = grid(first: first)
         var actions = Actions()
         switch phase {
         case .paused:
-            neededExtras().pausedRemaining = firstDelay
+            neededExtras().pausedRemaining = max(.zero, now.saturatingDuration(to: first))
             return actions
         case .running(let arming):
             actions.disarm(disarm(arming))

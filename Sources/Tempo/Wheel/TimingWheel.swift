@@ -160,7 +160,9 @@ public final class TimingWheel: Sendable {
     ///
     /// A handle is a table index plus a sequence number that is never reused, so a handle whose timer
     /// fired or was cancelled is stale: every operation on it is a harmless no-op. Use a handle only with
-    /// the wheel that returned it.
+    /// the wheel that returned it: a handle also names its wheel by a 32-bit number, so a handle passed to another
+    /// wheel is a no-op there, unless 2^32 wheels were created in the process between the two wheels (the number
+    /// wraps), in which case it acts on that wheel's timer if one has the same index and sequence number.
     public struct Handle: Hashable, Sendable {
         let wheel: UInt32
         let index: UInt32

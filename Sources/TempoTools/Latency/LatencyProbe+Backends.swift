@@ -72,12 +72,9 @@ extension LatencyProbe {
         progress: (Double) -> Void
     ) throws(TempoError) {
         let timer = try TempoTimer(
-            every: recorder.period,
-            repeats: .times(recorder.slots),
-            first: .at(recorder.due(1)),
-            leeway: .zero,
-            delivery: delivery,
-            clock: .monotonic
+            .every(
+                recorder.period, repeats: .times(recorder.slots), first: .at(.monotonic(recorder.due(1))),
+                delivery: delivery)
         ) { tick in
             let now = PlatformClock.now(.monotonic)
             recorder.record(slot: tick.index, now: now)

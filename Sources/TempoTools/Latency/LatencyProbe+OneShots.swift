@@ -12,7 +12,7 @@ extension LatencyProbe {
         queue.sync { chain.stop() }
     }
 
-    /// A new one-shot ``TempoTimer`` per slot (`once(at:)`, default delivery), created by the previous handler.
+    /// A new one-shot ``TempoTimer`` per slot (`.at(...)`, default delivery), created by the previous handler.
     static func runTempoOneShots(_ recorder: LatencyRecorder, progress: (Double) -> Void) throws(TempoError) {
         let chain = TempoChain(recorder: recorder)
         try chain.arm(slot: 1)
@@ -66,12 +66,12 @@ private final class TempoChain: Sendable {
 
     func arm(slot: Int) throws(TempoError) {
         let recorder = self.recorder
-        let timer = try TempoTimer.once(at: recorder.due(slot), ifPast: .fireImmediately) { [self] _ in
+        let timer = try TempoTimer(.at(.monotonic(recorder.due(slot)), ifPast: .fireImmediately)) { [self] _ in
             let now = PlatformClock.now(.monotonic)
             let last = recorder.coalescedSlot(from: slot, now: now)
             if recorder.record(slot: last, now: now) { return }
             try? arm(slot: last + 1)
-        }
+        }.start()
         current.withLock { $0 = timer }
     }
 

@@ -35,7 +35,7 @@ public enum LatencyProbe {
         /// One-shot `DispatchSourceTimer`s (leeway 0, `.strict`): each handler creates the source for the next
         /// slot, as code that re-arms a one-shot timer does.
         case dispatchOneShot = "dispatch-oneshot"
-        /// One-shot ``TempoTimer``s with the default delivery, created with `once(at:)` by the previous handler.
+        /// One-shot ``TempoTimer``s with the default delivery, created with `.at(...)` by the previous handler.
         case tempoOneShot = "tempo-oneshot"
 
         /// The backend's command-line name, for example `tempo-precise`.
@@ -50,7 +50,7 @@ public enum LatencyProbe {
             case .tempoPrecise: "TempoTimer, .immediate delivery, leeway 0"
             case .wheel: "TimingWheel, tick 1 µs, .immediate delivery"
             case .dispatchOneShot: "a new one-shot DispatchSourceTimer per slot, leeway 0, .strict"
-            case .tempoOneShot: "a new one-shot TempoTimer.once(at:) per slot, default delivery"
+            case .tempoOneShot: "a new one-shot TempoTimer(.at(...)) per slot, default delivery"
             }
         }
     }

@@ -69,11 +69,12 @@ final class TempoTimerPeer: TimerPeer {
     init(capacity: Int, counter: FireCounter) { self.counter = counter }
 
     func arm(after delay: Duration) -> TempoTimer {
-        try! TempoTimer.once(after: delay) { [counter] _ in counter.fire() }
+        try! TempoTimer(.after(delay)) { [counter] _ in counter.fire() }.start()
     }
     func arm(atUptime nanoseconds: UInt64) -> TempoTimer {
-        try! TempoTimer.once(at: TimerInstant(offset: .nanoseconds(Int64(nanoseconds)))) { [counter] _ in counter.fire()
-        }
+        try! TempoTimer(.at(.monotonic(TimerInstant(offset: .nanoseconds(Int64(nanoseconds)))))) { [counter] _ in
+            counter.fire()
+        }.start()
     }
     func cancel(_ token: TempoTimer) { token.cancel() }
 }

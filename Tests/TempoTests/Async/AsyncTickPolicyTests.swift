@@ -77,7 +77,7 @@ import Testing
         let timerClock = VirtualClock()
         let timerLog = TickLog()
         let timer = try TempoTimer(
-            every: .seconds(1), latePolicy: policy, clock: .continuous, scheduler: timerClock, handler: timerLog.record)
+            .every(.seconds(1), latePolicy: policy, clock: .continuous), scheduler: timerClock, timerLog.record)
         timer.start()
         timerClock.advance(by: .seconds(1))
         timerClock.suspend(for: .milliseconds(3500))

@@ -10,7 +10,8 @@ import Testing
 
     @Test func everyPublicTypeIsSendable() {
         let names = [
-            sendable(TempoTimer.self), sendable(TempoTimer.Configuration.self), sendable(TimerObservation.self),
+            sendable(TempoTimer.self), sendable(TimerSchedule.self), sendable(TimerHandler.self),
+            sendable(TimerDeadline.self), sendable(TimerObservation.self),
             sendable(TimerTick.self), sendable(TimerState.self), sendable(LateTickPolicy.self),
             sendable(TimerRepeats.self), sendable(FirstTick.self), sendable(TimerDelivery.self),
             sendable(TimerClock.self), sendable(TimerInstant.self), sendable((any TimerScheduler).self),
@@ -19,6 +20,6 @@ import Testing
             sendable(TempoClock.self), sendable(AsyncTick<TimerInstant>.self),
             sendable(AsyncTickSequence<ContinuousClock>.self), sendable(AsyncTickSequence<TestClock<Duration>>.self),
         ]
-        #expect(names.count == 22)
+        #expect(names.count == 24)
     }
 }

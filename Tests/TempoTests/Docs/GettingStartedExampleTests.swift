@@ -18,7 +18,7 @@ final class AutoSaver: Sendable {
 
     init(scheduler: any TimerScheduler = SystemScheduler.shared) throws {
         let saves = self.saves
-        timer = try TempoTimer(every: .seconds(30), latePolicy: .coalesce, scheduler: scheduler) { _ in
+        timer = try TempoTimer(.every(.seconds(30), latePolicy: .coalesce), scheduler: scheduler) { _ in
             saves.increment()
         }
     }
@@ -55,7 +55,7 @@ final class AutoSaver: Sendable {
     @Test func readmeExamplePollsEveryFiveSeconds() throws {
         let clock = VirtualClock()
         let count = TempoMutex(0)
-        let timer = try TempoTimer(every: .seconds(5), scheduler: clock) { _ in count.withLock { $0 += 1 } }
+        let timer = try TempoTimer(.every(.seconds(5)), scheduler: clock) { _ in count.withLock { $0 += 1 } }
         timer.start()
         clock.advance(by: .milliseconds(4_999))
         #expect(count.withLock { $0 } == 0)

@@ -14,7 +14,8 @@ import Testing
 
     /// Saves a document every minute.
     static func startAutosave(_ document: Document, scheduler: any TimerScheduler) throws -> TempoTimer {
-        try TempoTimer.every(.seconds(60), delivery: .immediate, scheduler: scheduler) { _ in document.save() }
+        try TempoTimer(.every(.seconds(60), delivery: .immediate), scheduler: scheduler) { _ in document.save() }
+            .start()
     }
 
     @Test func manualModeChecksTheBoundaryExactly() throws {
@@ -81,9 +82,9 @@ import Testing
         let clock = VirtualClock()
         let backups = Backups()
         try await clock.run {
-            let timer = try TempoTimer.every(.seconds(3600), scheduler: clock) { _ in
+            let timer = try TempoTimer(.every(.seconds(3600)), scheduler: clock) { _ in
                 backups.count.withLock { $0 += 1 }
-            }
+            }.start()
             try await clock.sleep(for: .seconds(24 * 3600 + 60))
             timer.cancel()
         }

@@ -9,7 +9,7 @@ import Testing
         let clock = VirtualClock()
         let first = TickLog()
         let added = TickLog()
-        let timer = try TempoTimer.every(.seconds(1), scheduler: clock, handler: first.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, first.record).start()
         timer.addObserver(added.record)
         clock.advance(by: .seconds(1))
         #expect(timer.removeAllObservers() == 2)
@@ -24,7 +24,7 @@ import Testing
     @Test func removeAllObserversThenCancelStopsTheTimer() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.every(.seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record).start()
         timer.addObserver { timer, _ in timer.removeAllObservers(thenCancel: true) }
         clock.advance(by: .seconds(5))
         #expect(log.count == 1)
@@ -36,7 +36,7 @@ import Testing
     @Test func fireAndPauseRunsTheHandlerOnceAndKeepsTheTimeLeft() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.every(.seconds(10), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(10)), scheduler: clock, log.record).start()
         clock.advance(by: .seconds(4))
         #expect(timer.fire(andPause: true))
         #expect(log.all.map(\.isManual) == [true])
@@ -56,8 +56,8 @@ import Testing
 
     @Test func timersAreEqualOnlyToThemselves() throws {
         let clock = VirtualClock()
-        let a = try TempoTimer(every: .seconds(1), scheduler: clock)
-        let b = try TempoTimer(every: .seconds(1), scheduler: clock)
+        let a = try TempoTimer(.every(.seconds(1)), scheduler: clock)
+        let b = try TempoTimer(.every(.seconds(1)), scheduler: clock)
         #expect(a == a)
         #expect(a != b)
         var set: Set<TempoTimer> = [a, b, a]
@@ -76,9 +76,11 @@ import Testing
         let registry = TimerRegistry<String>(scheduler: clock)
         var screen: Screen? = Screen()
         let log = try #require(screen?.log)
-        try registry.schedule("refresh", every: .seconds(2), target: try #require(screen), repeats: .times(5)) {
-            screen, tick in screen.log.record(tick)
-        }
+        try registry.schedule(
+            "refresh", .every(.seconds(2), repeats: .times(5)),
+            handler: .weak(try #require(screen)) {
+                screen, tick in screen.log.record(tick)
+            })
         clock.advance(by: .milliseconds(1_999))
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))
@@ -96,7 +98,7 @@ import Testing
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
         let owner = Owner()
-        try registry.schedule("once", after: .seconds(3), target: owner) { _, tick in log.record(tick) }
+        try registry.schedule("once", .after(.seconds(3)), handler: .weak(owner) { _, tick in log.record(tick) })
         clock.advance(by: .seconds(3))
         #expect(log.count == 1)
         #expect(!registry.contains("once"))

@@ -7,7 +7,7 @@ import Testing
     @Test func onceAfterReturnsARunningTimerThatFiresWithoutStart() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock, log.record).start()
         #expect(timer.state == .running)
         clock.advance(by: .milliseconds(999))
         #expect(log.count == 0)
@@ -19,7 +19,7 @@ import Testing
     @Test func aDiscardedOnceAfterStillFires() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        try TempoTimer.once(after: .seconds(2), scheduler: clock, handler: log.record)
+        try TempoTimer(.after(.seconds(2)), scheduler: clock, log.record).start()
         clock.advance(by: .seconds(2))
         #expect(log.indices == [1])
     }
@@ -27,7 +27,7 @@ import Testing
     @Test func everyReturnsARunningTimerOnItsGrid() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.every(.seconds(1), repeats: .times(3), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1), repeats: .times(3)), scheduler: clock, log.record).start()
         #expect(timer.state == .running)
         clock.advance(by: .milliseconds(2_999))
         #expect(log.indices == [1, 2])
@@ -43,7 +43,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let deadline = clock.now(.monotonic) + .seconds(5)
-        let timer = try TempoTimer.once(at: deadline, scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.at(.monotonic(deadline)), scheduler: clock, log.record).start()
         #expect(timer.state == .running)
         clock.advance(by: .milliseconds(4_999))
         #expect(log.count == 0)
@@ -54,7 +54,7 @@ import Testing
     @Test func initializersCreateAnIdleTimerThatNeverFiresUntilStarted() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), repeats: .once, scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock, log.record)
         #expect(timer.state == .idle)
         clock.advance(by: .seconds(10))
         #expect(log.count == 0)
@@ -69,7 +69,7 @@ import Testing
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(100)))
         let log = TickLog()
         let deadline = clock.now(.monotonic) - .milliseconds(500)
-        let timer = try TempoTimer.once(at: deadline, scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.at(.monotonic(deadline)), scheduler: clock, log.record).start()
         #expect(timer.state == .running)
         clock.advance(by: .zero)
         #expect(log.all.map(\.due) == [deadline])
@@ -80,7 +80,7 @@ import Testing
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(100)))
         let deadline = clock.now(.monotonic) - .nanoseconds(1)
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer.once(at: deadline, ifPast: .throw, scheduler: clock) { _ in }
+            try TempoTimer(.at(.monotonic(deadline), ifPast: .throw), scheduler: clock) { _ in }.start()
         }
         #expect(error?.code == .invalidInstant)
         #expect(error?.value == "\(deadline)")
@@ -91,11 +91,11 @@ import Testing
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(100)))
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("late", at: clock.now(.monotonic) - .seconds(1), handler: log.record)
+        try registry.schedule("late", .at(.monotonic(clock.now(.monotonic) - .seconds(1))), log.record)
         clock.advance(by: .zero)
         #expect(log.count == 1)
         #expect(throws: TempoError.self) {
-            try registry.schedule("late", at: clock.now(.monotonic) - .seconds(1), ifPast: .throw) { _ in }
+            try registry.schedule("late", .at(.monotonic(clock.now(.monotonic) - .seconds(1)), ifPast: .throw)) { _ in }
         }
         #expect(!registry.contains("late"))
     }
@@ -106,7 +106,7 @@ import Testing
         let start = clock.now(.monotonic)
         for index in 0..<1_000 {
             // Each arm "takes" 1 ms, so most deadlines have passed by the time they are armed.
-            try TempoTimer.once(at: start + .microseconds(index * 100), scheduler: clock, handler: log.record)
+            try TempoTimer(.at(.monotonic(start + .microseconds(index * 100))), scheduler: clock, log.record).start()
             clock.advance(by: .milliseconds(1))
         }
         clock.advance(by: .zero)

@@ -62,7 +62,7 @@ import Testing
         let log = TickLog()
         let nineAM = Date(timeIntervalSince1970: 1_767_225_600 + 9 * 3_600)
         let deadline = try TimerInstant(timeIntervalSince1970: nineAM.timeIntervalSince1970)
-        try TempoTimer.once(at: deadline, clock: .wall, scheduler: clock, handler: log.record)
+        try TempoTimer(.at(TimerDeadline(deadline, clock: .wall)), scheduler: clock, log.record).start()
         clock.adjustWallClock(by: .hours(9) - .nanoseconds(1))
         #expect(log.count == 0)
         clock.adjustWallClock(by: .nanoseconds(1))
@@ -106,7 +106,7 @@ import Testing
 
     @Test func aTimerLongerThanTempoAcceptsIsATypedErrorNotATrap() {
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer(every: .days(365 * 300), scheduler: VirtualClock())
+            try TempoTimer(.every(.days(365 * 300)), scheduler: VirtualClock())
         }
         #expect(error?.code == .invalidInterval)
     }

@@ -11,7 +11,7 @@ import Testing
     @Test func setLeewayThrowsATypedErrorAndKeepsTheOldValue() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.every(.seconds(1), leeway: .milliseconds(5), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1), leeway: .milliseconds(5)), scheduler: clock, log.record).start()
         for bad in [Duration.nanoseconds(-1), TempoError.maximumDuration + .nanoseconds(1)] {
             let error = #expect(throws: TempoError.self) { try timer.setLeeway(bad) }
             #expect(error?.code == .invalidLeeway)

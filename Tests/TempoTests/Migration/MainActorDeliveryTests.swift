@@ -19,9 +19,12 @@ import Testing
     @Test func aTimerWithMainActorDeliveryCallsAMainActorHandler() async throws {
         let clock = VirtualClock()
         let model = TickCounterModel()
-        let timer = try TempoTimer.every(.seconds(1), repeats: .times(3), delivery: .mainActor, scheduler: clock) {
-            tick in model.record(tick)
-        }
+        let timer = try TempoTimer(
+            .every(.seconds(1), repeats: .times(3)), scheduler: clock,
+            handler: .mainActor {
+                tick in model.record(tick)
+            }
+        ).start()
         clock.advance(by: .milliseconds(999))
         #expect(await model.ticks == [])
         clock.advance(by: .milliseconds(1))
@@ -34,7 +37,8 @@ import Testing
     @Test func aOneShotWithMainActorDeliveryFiresOnce() async throws {
         let clock = VirtualClock()
         let model = TickCounterModel()
-        try TempoTimer.once(after: .seconds(2), delivery: .mainActor, scheduler: clock) { tick in model.record(tick) }
+        try TempoTimer(.after(.seconds(2)), scheduler: clock, handler: .mainActor { tick in model.record(tick) })
+            .start()
         clock.advance(by: .seconds(3))
         #expect(await model.ticks == [1])
     }
@@ -43,12 +47,16 @@ import Testing
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let model = TickCounterModel()
-        try registry.schedule("poll", every: .seconds(1), repeats: .times(2), delivery: .mainActor) { tick in
-            model.record(tick)
-        }
-        try registry.schedule("once", after: .milliseconds(1_500), delivery: .mainActor) { _ in
-            model.ticks.append(100)
-        }
+        try registry.schedule(
+            "poll", .every(.seconds(1), repeats: .times(2)),
+            handler: .mainActor { tick in
+                model.record(tick)
+            })
+        try registry.schedule(
+            "once", .after(.milliseconds(1_500)),
+            handler: .mainActor { _ in
+                model.ticks.append(100)
+            })
         clock.advance(by: .seconds(3))
         #expect(await model.ticks == [1, 100, 2])
         #expect(registry.count == 0)
@@ -56,9 +64,9 @@ import Testing
 
     @Test func theTickerCallsMainActorSubscribers() async throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), delivery: .mainActor, scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1), delivery: .queue(.main)), scheduler: clock)
         let model = TickCounterModel()
-        let subscription = try ticker.subscribeOnMainActor(every: 2) { tick in model.record(tick) }
+        let subscription = try ticker.subscribe(every: 2, handler: .mainActor { tick in model.record(tick) })
         clock.advance(by: .seconds(4))
         #expect(await model.ticks == [2, 4])
         subscription.cancel()
@@ -66,9 +74,9 @@ import Testing
     }
 
     @Test func aMainActorSubscriberOnATickerThatDeliversElsewhereIsATypedError() throws {
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: VirtualClock())
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock())
         let error = #expect(throws: TempoError.self) {
-            _ = try ticker.subscribeOnMainActor { _ in }
+            _ = try ticker.subscribe(handler: .mainActor { _ in })
         }
         #expect(error?.code == .invalidArgument)
     }

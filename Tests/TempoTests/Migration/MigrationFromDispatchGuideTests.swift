@@ -13,9 +13,9 @@ import Testing
             dispatchPrecondition(condition: .onQueue(queue))
             polls.increment()
         }
-        let timer = try TempoTimer.every(
-            .seconds(1), leeway: .milliseconds(10), delivery: .queue(queue), scheduler: clock
-        ) { _ in poll() }
+        let timer = try TempoTimer(
+            .every(.seconds(1), leeway: .milliseconds(10), delivery: .queue(queue)), scheduler: clock
+        ) { _ in poll() }.start()
         clock.advance(by: .milliseconds(999))
         #expect(polls.value == 0)
         clock.advance(by: .milliseconds(1))
@@ -40,11 +40,14 @@ import Testing
         let clock = VirtualClock()
         let queue = DispatchQueue(label: "one-shot")
         let fired = SaveCounter()
-        try TempoTimer.once(after: .seconds(5), delivery: .queue(queue), scheduler: clock) { _ in fired.increment() }
+        try TempoTimer(.after(.seconds(5), delivery: .queue(queue)), scheduler: clock) { _ in fired.increment() }
+            .start()
         let deadline = DispatchTime(uptimeNanoseconds: 7_000_000_000)
-        try TempoTimer.once(at: TimerInstant(deadline), scheduler: clock) { _ in fired.increment() }
+        try TempoTimer(.at(TimerDeadline(deadline)), scheduler: clock) { _ in fired.increment() }.start()
         let wallDeadline = try DispatchWallTime(VirtualClock.defaultWallStart + .seconds(10))
-        try TempoTimer.once(at: TimerInstant(wallDeadline), clock: .wall, scheduler: clock) { _ in fired.increment() }
+        try TempoTimer(.at(TimerDeadline(wallDeadline)), scheduler: clock) { _ in
+            fired.increment()
+        }.start()
         clock.advance(by: .seconds(5))
         #expect(fired.value == 1)
         clock.advance(by: .seconds(2))
@@ -68,7 +71,7 @@ import Testing
             let timer: TimerHandle
             init(clock: VirtualClock) throws {
                 let fired = fired
-                timer = try TempoTimer.every(.seconds(1), scheduler: clock) { _ in fired.increment() }
+                timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in fired.increment() }.start()
                     .cancelledOnRelease()
             }
         }
@@ -92,7 +95,8 @@ import Testing
         }
         let clock = VirtualClock()
         let owner = Owner()
-        let timer = try TempoTimer(every: .seconds(1), target: owner, scheduler: clock) { owner, _ in owner.tick() }
+        let timer = try TempoTimer(
+            .every(.seconds(1)), scheduler: clock, handler: .weak(owner) { owner, _ in owner.tick() })
         timer.start()
         clock.advance(by: .seconds(3))
         #expect(owner.ticks.value == 3)
@@ -102,9 +106,12 @@ import Testing
     @Test func aMainQueueHandlerBecomesAMainActorHandler() async throws {
         let clock = VirtualClock()
         let model = TickCounterModel()
-        let timer = try TempoTimer.every(.seconds(1), delivery: .mainActor, scheduler: clock) { tick in
-            model.record(tick)
-        }
+        let timer = try TempoTimer(
+            .every(.seconds(1)), scheduler: clock,
+            handler: .mainActor { tick in
+                model.record(tick)
+            }
+        ).start()
         clock.advance(by: .seconds(1))
         #expect(await model.ticks == [1])
         timer.cancel()

@@ -11,8 +11,8 @@ import Testing
         let model = TickCounterModel()
         let syncs = SaveCounter()
         @Sendable func sync() { syncs.increment() }
-        try registry.schedule("poll", every: .seconds(30), delivery: .mainActor) { tick in model.record(tick) }
-        try registry.schedule("sync", every: .seconds(60), delivery: .queue(.global())) { _ in sync() }
+        try registry.schedule("poll", .every(.seconds(30)), handler: .mainActor { tick in model.record(tick) })
+        try registry.schedule("sync", .every(.seconds(60), delivery: .queue(.global()))) { _ in sync() }
         clock.advance(by: .seconds(60))
         #expect(await model.ticks == [1, 2])
         #expect(syncs.value == 1)
@@ -32,15 +32,15 @@ import Testing
         @Sendable func ring() { rings.increment() }
         let startDate = Date(timeIntervalSince1970: 1_767_225_600 + 1_800)
         let date = Date(timeIntervalSince1970: 1_767_225_600 + 600)
-        try registry.schedule("session", after: .minutes(15)) { _ in expire() }
-        try registry.schedule("retry", every: .seconds(5), repeats: .times(3)) { _ in retry() }
+        try registry.schedule("session", .after(.minutes(15))) { _ in expire() }
+        try registry.schedule("retry", .every(.seconds(5), repeats: .times(3))) { _ in retry() }
         try registry.schedule(
-            "report", every: .hours(1),
-            first: .at(TimerInstant(timeIntervalSince1970: startDate.timeIntervalSince1970)), clock: .wall
+            "report",
+            .every(.hours(1), first: .at(TimerDeadline(timeIntervalSince1970: startDate.timeIntervalSince1970)))
         ) { tick in reports.record(tick) }
-        try registry.schedule(
-            "alarm", at: TimerInstant(timeIntervalSince1970: date.timeIntervalSince1970), clock: .wall
-        ) { _ in ring() }
+        try registry.schedule("alarm", .at(TimerDeadline(timeIntervalSince1970: date.timeIntervalSince1970))) { _ in
+            ring()
+        }
         clock.advance(by: .seconds(15))
         #expect(retries.value == 3)
         #expect(!registry.contains("retry"))
@@ -60,7 +60,7 @@ import Testing
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("poll", every: .seconds(30), handler: log.record)
+        try registry.schedule("poll", .every(.seconds(30)), log.record)
         clock.advance(by: .seconds(10))
         #expect(registry.timeUntilNextTick(of: "poll") == .seconds(20))
         registry.pause("poll")
@@ -79,7 +79,7 @@ import Testing
         let registry = TimerRegistry<String>(scheduler: clock)
         let resendEnabled = SaveCounter()
         @Sendable func enableResend() { resendEnabled.increment() }
-        try registry.schedule("code", after: .seconds(60), clock: .continuous) { _ in enableResend() }
+        try registry.schedule("code", .after(.seconds(60), clock: .continuous)) { _ in enableResend() }
         clock.advance(by: .seconds(10))
         clock.suspend(for: .seconds(49))  // the app sits in the background
         #expect(resendEnabled.value == 0)
@@ -96,13 +96,34 @@ import Testing
         let registry = TimerRegistry<String>(scheduler: clock)
         var screen: Screen? = Screen()
         let reloads = try #require(screen?.reloads)
-        try registry.schedule("refresh", every: .seconds(10), target: try #require(screen)) { owner, _ in
-            owner.reload()
-        }
+        try registry.schedule(
+            "refresh", .every(.seconds(10)),
+            handler: .weak(try #require(screen)) { owner, _ in
+                owner.reload()
+            })
         clock.advance(by: .seconds(10))
         screen = nil
         clock.advance(by: .seconds(30))
         #expect(reloads.value == 1)
         #expect(!registry.contains("refresh"))
+    }
+
+    @Test func firingAOneShotNowEndsIt() throws {
+        let clock = VirtualClock()
+        let fired = SaveCounter()
+        let timer = try TempoTimer(.after(.seconds(10)), scheduler: clock) { _ in fired.increment() }.start()
+        try timer.reschedule(after: .zero)
+        clock.advance(by: .zero)
+        #expect(fired.value == 1)
+        #expect(timer.state == .finished)
+        clock.advance(by: .seconds(10))
+        #expect(fired.value == 1)
+        // `fire()` is an extra manual run: the pending tick still fires.
+        let other = try TempoTimer(.after(.seconds(10)), scheduler: clock) { _ in fired.increment() }.start()
+        other.fire()
+        clock.advance(by: .zero)
+        #expect(fired.value == 2)
+        clock.advance(by: .seconds(10))
+        #expect(fired.value == 3)
     }
 }

@@ -10,8 +10,8 @@ import Testing
         let expiries = SaveCounter()
         @Sendable func poll() { polls.increment() }
         @Sendable func expire() { expiries.increment() }
-        let repeating = try TempoTimer.every(.seconds(5), scheduler: clock) { timer, tick in poll() }
-        try TempoTimer.once(after: .seconds(5), scheduler: clock) { _ in expire() }
+        let repeating = try TempoTimer(.every(.seconds(5)), scheduler: clock) { timer, tick in poll() }.start()
+        try TempoTimer(.after(.seconds(5)), scheduler: clock) { _ in expire() }.start()
         clock.advance(by: .seconds(10))
         #expect(polls.value == 2)
         #expect(expiries.value == 1)
@@ -21,10 +21,10 @@ import Testing
     @Test func aOneShotThatResetsItselfRunsAgain() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.once(after: .seconds(2), scheduler: clock) { timer, tick in
+        let timer = try TempoTimer(.after(.seconds(2)), scheduler: clock) { timer, tick in
             log.record(tick)
             try? timer.reset()
-        }
+        }.start()
         clock.advance(by: .seconds(6))
         #expect(log.count == 3)
         timer.cancel()
@@ -36,7 +36,7 @@ import Testing
         let logs = SaveCounter()
         @Sendable func step() { steps.increment() }
         @Sendable func log() { logs.increment() }
-        let timer = try TempoTimer(every: .seconds(1), repeats: .times(10), scheduler: clock) { _ in step() }
+        let timer = try TempoTimer(.every(.seconds(1), repeats: .times(10)), scheduler: clock) { _ in step() }
         clock.advance(by: .seconds(3))
         #expect(steps.value == 0)
         timer.start()
@@ -51,8 +51,9 @@ import Testing
         #expect(timer.fire(andPause: true))
         #expect(steps.value == 4)
         #expect(timer.state == .paused)
-        timer.resume()
-        try timer.reset(interval: .seconds(2))
+        // Repeat's `reset(_:restart: true)` runs a paused timer again: `restart(interval:)`, with no resume().
+        try timer.restart(interval: .seconds(2))
+        #expect(timer.state == .running)
         clock.advance(by: .seconds(2))
         #expect(steps.value == 5)
         timer.pause()
@@ -71,7 +72,7 @@ import Testing
             let timer: TimerHandle
             init(clock: VirtualClock) throws {
                 let polls = polls
-                timer = try TempoTimer.every(.seconds(1), scheduler: clock) { _ in polls.increment() }
+                timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in polls.increment() }.start()
                     .cancelledOnRelease()
             }
         }
@@ -104,8 +105,8 @@ import Testing
 
     @Test func timersAreHashableByIdentity() throws {
         let clock = VirtualClock()
-        let a = try TempoTimer(every: .seconds(1), scheduler: clock)
-        let b = try TempoTimer(every: .seconds(1), scheduler: clock)
+        let a = try TempoTimer(.every(.seconds(1)), scheduler: clock)
+        let b = try TempoTimer(.every(.seconds(1)), scheduler: clock)
         let names: [TempoTimer: String] = [a: "a", b: "b"]
         #expect(names[a] == "a" && Set([a, b, a]).count == 2)
     }

@@ -11,10 +11,10 @@ import Testing
 
     @Test func ownerSubscriptionsEndWithTheirOwner() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         var owner: Clock? = Clock()
         let fired = try #require(owner?.fired)
-        try ticker.subscribe(owner: try #require(owner)) { owner, _ in owner.timerDidFire() }
+        try ticker.subscribe(handler: .weak(try #require(owner)) { owner, _ in owner.timerDidFire() })
         clock.advance(by: .seconds(2))
         #expect(fired.value == 2)
         owner = nil
@@ -25,7 +25,7 @@ import Testing
 
     @Test func tokensEveryNthTickPauseAndStartStop() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let redraws = SaveCounter()
         let saves = SaveCounter()
         @Sendable func redraw() { redraws.increment() }
@@ -49,9 +49,9 @@ import Testing
 
     @Test func mainActorObservers() async throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), delivery: .mainActor, scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1), delivery: .queue(.main)), scheduler: clock)
         let model = TickCounterModel()
-        let subscription = try ticker.subscribeOnMainActor { tick in model.record(tick) }
+        let subscription = try ticker.subscribe(handler: .mainActor { tick in model.record(tick) })
         clock.advance(by: .seconds(2))
         #expect(await model.ticks == [1, 2])
         subscription.cancel()

@@ -12,8 +12,8 @@ import Testing
         let expired = SaveCounter()
         @Sendable func refresh() { refreshed.increment() }
         @Sendable func expire() { expired.increment() }
-        let timer = try TempoTimer.every(.seconds(1), scheduler: clock) { _ in refresh() }
-        try TempoTimer.once(after: .seconds(5), scheduler: clock) { _ in expire() }
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in refresh() }.start()
+        try TempoTimer(.after(.seconds(5)), scheduler: clock) { _ in expire() }.start()
         clock.advance(by: .milliseconds(4_999))
         #expect(refreshed.value == 4 && expired.value == 0)
         clock.advance(by: .milliseconds(1))
@@ -26,9 +26,10 @@ import Testing
         let clock = VirtualClock()
         let fired = SaveCounter()
         let date = Date(timeIntervalSince1970: 1_767_225_600 + 60)
-        try TempoTimer.once(
-            at: TimerInstant(timeIntervalSince1970: date.timeIntervalSince1970), clock: .wall, scheduler: clock
-        ) { _ in fired.increment() }
+        try TempoTimer(
+            .at(TimerDeadline(timeIntervalSince1970: date.timeIntervalSince1970)),
+            scheduler: clock
+        ) { _ in fired.increment() }.start()
         clock.advance(by: .seconds(59))
         #expect(fired.value == 0)
         clock.advance(by: .seconds(1))
@@ -38,10 +39,10 @@ import Testing
     @Test func aHandlerInvalidatesItsOwnTimer() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.every(.seconds(1), scheduler: clock) { timer, tick in
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { timer, tick in
             log.record(tick)
             if tick.index == 10 { timer.cancel() }
-        }
+        }.start()
         clock.advance(by: .seconds(20))
         #expect(log.count == 10)
         #expect(timer.state == .cancelled)
@@ -50,7 +51,7 @@ import Testing
     @Test func toleranceFireInvalidateAndIsValid() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.every(.seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record).start()
         try timer.setLeeway(.milliseconds(100))
         #expect(timer.leeway == .milliseconds(100))
         timer.fire()
@@ -70,9 +71,11 @@ import Testing
         let clock = VirtualClock()
         var screen: Screen? = Screen()
         let ticks = try #require(screen?.ticks)
-        let timer = try TempoTimer(every: .seconds(1), target: try #require(screen), scheduler: clock) { owner, _ in
-            owner.tick()
-        }
+        let timer = try TempoTimer(
+            .every(.seconds(1)), scheduler: clock,
+            handler: .weak(try #require(screen)) { owner, _ in
+                owner.tick()
+            })
         timer.start()
         clock.advance(by: .seconds(2))
         #expect(ticks.value == 2)
@@ -85,9 +88,12 @@ import Testing
     @Test func aMainActorTimerUpdatesUIState() async throws {
         let clock = VirtualClock()
         let model = TickCounterModel()
-        let timer = try TempoTimer.every(.seconds(1), delivery: .mainActor, scheduler: clock) { tick in
-            model.record(tick)
-        }
+        let timer = try TempoTimer(
+            .every(.seconds(1)), scheduler: clock,
+            handler: .mainActor { tick in
+                model.record(tick)
+            }
+        ).start()
         clock.advance(by: .seconds(2))
         #expect(await model.ticks == [1, 2])
         timer.cancel()
@@ -115,9 +121,9 @@ final class FeedViewModel: Sendable {
 
     init(scheduler: any TimerScheduler = SystemScheduler.shared) throws {
         let refreshes = refreshes
-        timer = try TempoTimer.every(.seconds(30), scheduler: scheduler) { timer, tick in
+        timer = try TempoTimer(.every(.seconds(30)), scheduler: scheduler) { timer, tick in
             refreshes.increment()
             if tick.index == 3 { try? timer.reset(interval: .minutes(1)) }  // back off after three polls
-        }.cancelledOnRelease()
+        }.start().cancelledOnRelease()
     }
 }

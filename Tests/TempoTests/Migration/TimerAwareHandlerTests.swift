@@ -7,10 +7,10 @@ import Testing
     @Test func aHandlerCancelsItsOwnTimerAfterACondition() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.every(.seconds(1), scheduler: clock) { timer, tick in
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { timer, tick in
             log.record(tick)
             if tick.index == 3 { timer.cancel() }
-        }
+        }.start()
         clock.advance(by: .seconds(10))
         #expect(log.indices == [1, 2, 3])
         #expect(timer.state == .cancelled)
@@ -21,10 +21,10 @@ import Testing
         // Repeat's `Repeater.once(after:) { timer in timer.reset(nil) }`.
         let clock = VirtualClock()
         let log = TickLog()
-        try TempoTimer.once(after: .seconds(2), scheduler: clock) { timer, tick in
+        try TempoTimer(.after(.seconds(2)), scheduler: clock) { timer, tick in
             log.record(tick)
             if log.count < 3 { try? timer.reset() }
-        }
+        }.start()
         clock.advance(by: .milliseconds(1_999))
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))
@@ -37,7 +37,7 @@ import Testing
         let clock = VirtualClock()
         let seen = TickLog()
         let box = WeakBox<TempoTimer>()
-        let timer = try TempoTimer(every: .seconds(1), repeats: .once, scheduler: clock) { timer, tick in
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock) { timer, tick in
             #expect(timer === box.object)
             seen.record(tick)
         }
@@ -54,7 +54,7 @@ import Testing
         let clock = VirtualClock()
         let box = WeakBox<TempoTimer>()
         do {
-            let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { timer, _ in timer.pause() }
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { timer, _ in timer.pause() }
             box.object = timer
             timer.start()
             clock.advance(by: .seconds(1))  // the handler paused it: only our reference is left
@@ -67,7 +67,7 @@ import Testing
         let clock = VirtualClock()
         let box = WeakBox<TempoTimer>()
         try { () throws(TempoError) in
-            let timer = try TempoTimer.every(.seconds(1), scheduler: clock) { timer, _ in timer.cancel() }
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { timer, _ in timer.cancel() }.start()
             box.object = timer
         }()
         #expect(box.object != nil)  // running: the scheduler holds it

@@ -8,7 +8,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         var handle: TimerHandle? = TimerHandle(
-            try TempoTimer.every(.seconds(1), scheduler: clock, handler: log.record))
+            try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record).start())
         #expect(clock.pendingCount == 1)
         clock.advance(by: .seconds(1))
         #expect(log.count == 1)
@@ -23,7 +23,7 @@ import Testing
         final class Poller: Sendable {
             let timer: TimerHandle
             init(clock: VirtualClock, log: TickLog) throws {
-                timer = try TempoTimer.every(.seconds(1), scheduler: clock, handler: log.record).cancelledOnRelease()
+                timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record).start().cancelledOnRelease()
             }
         }
         let clock = VirtualClock()
@@ -44,14 +44,14 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         do {
-            _ = try TempoTimer.every(.seconds(1), repeats: .times(2), scheduler: clock, handler: log.record)
+            _ = try TempoTimer(.every(.seconds(1), repeats: .times(2)), scheduler: clock, log.record).start()
         }
         clock.advance(by: .seconds(2))
         #expect(log.indices == [1, 2])
     }
 
     @Test func handlesHaveIdentity() throws {
-        let timer = try TempoTimer(every: .seconds(1), scheduler: VirtualClock())
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: VirtualClock())
         let a = TimerHandle(timer)
         let b = TimerHandle(timer)
         #expect(a == a)

@@ -51,11 +51,11 @@ final class LaggingClock: Clock, Sendable {
         let clock = LaggingClock()
         let scheduler = ClockScheduler(clock: clock, wallClockStart: .zero)
         let log = EventLog()
-        let timer = try TempoTimer.every(
-            .seconds(1), repeats: .times(5), latePolicy: policy, delivery: .immediate, scheduler: scheduler
+        let timer = try TempoTimer(
+            .every(.seconds(1), repeats: .times(5), latePolicy: policy, delivery: .immediate), scheduler: scheduler
         ) { tick in
             log.record("\(tick.index) missed \(tick.missed) late \(tick.lateness)")
-        }
+        }.start()
         try #require(await eventually { clock.sleeperCount == 1 })
         clock.set(.milliseconds(999))
         clock.wakeSleepers()  // woke early: nothing may run

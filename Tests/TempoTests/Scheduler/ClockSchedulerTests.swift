@@ -112,12 +112,12 @@ import Testing
         let scheduler = ClockScheduler(clock: clock, wallClockStart: Self.wallStart)
         let log = EventLog()
         let (sixthTick, sixthTickSeen) = AsyncStream.makeStream(of: Void.self)
-        let timer = try TempoTimer.every(
-            .seconds(3600), repeats: .times(6), delivery: .immediate, scheduler: scheduler
+        let timer = try TempoTimer(
+            .every(.seconds(3600), repeats: .times(6), delivery: .immediate), scheduler: scheduler
         ) { tick in
             log.record("\(tick.index)@\(tick.due.offset.components.seconds / 3600)h")
             if tick.index == 6 { sixthTickSeen.finish() }
-        }
+        }.start()
         let hang = Task {
             try await Task.sleep(for: .seconds(600))
             sixthTickSeen.finish()

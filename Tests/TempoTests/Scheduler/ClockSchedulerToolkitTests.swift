@@ -32,9 +32,9 @@ import Testing
 
     @Test func aTempoTimerTicksOnTheTestClock() async throws {
         let log = log
-        let timer = try TempoTimer.every(.seconds(1), repeats: .times(3), scheduler: scheduler) { tick in
+        let timer = try TempoTimer(.every(.seconds(1), repeats: .times(3)), scheduler: scheduler) { tick in
             log.record("tick \(tick.index) late \(tick.lateness)")
-        }
+        }.start()
         for count in 1...3 { #expect(await step(.seconds(1), expecting: count)) }
         try #require(await eventually { timer.state == .finished })
         #expect(log.all.allSatisfy { $0.hasSuffix("late 0.0 seconds") })
@@ -44,8 +44,8 @@ import Testing
     @Test func aRegistryRunsHourlyAndDailyTimersOnTheTestClock() async throws {
         let log = log
         let registry = TimerRegistry<String>(scheduler: scheduler)
-        try registry.schedule("hourly", every: .seconds(3600), repeats: .times(2)) { _ in log.record("hourly") }
-        try registry.schedule("half", after: .seconds(1800)) { _ in log.record("half") }
+        try registry.schedule("hourly", .every(.seconds(3600), repeats: .times(2))) { _ in log.record("hourly") }
+        try registry.schedule("half", .after(.seconds(1800))) { _ in log.record("half") }
         #expect(await step(.seconds(1800), expecting: 1))
         #expect(await step(.seconds(1800), expecting: 2))
         #expect(await step(.seconds(3600), expecting: 3))
@@ -56,7 +56,7 @@ import Testing
 
     @Test func aSharedTickerDeliversToItsSubscribersOnTheTestClock() async throws {
         let log = log
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: scheduler)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: scheduler)
         let every = try ticker.subscribe { tick in log.record("every \(tick.index)") }
         let second = try ticker.subscribe(every: 2) { tick in log.record("second \(tick.index)") }
         #expect(await step(.seconds(1), expecting: 1))

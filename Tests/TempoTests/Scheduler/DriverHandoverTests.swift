@@ -29,7 +29,7 @@ import Darwin
     /// The ticks a 10 ms default-delivery timer delivers in 500 ms.
     private static func ticksOfATimerInHalfASecond() throws -> Int {
         let ticks = Atomic<Int>(0)
-        let ticker = try TempoTimer.every(.milliseconds(10)) { _ in ticks.add(1, ordering: .relaxed) }
+        let ticker = try TempoTimer(.every(.milliseconds(10))) { _ in ticks.add(1, ordering: .relaxed) }.start()
         usleep(500_000)
         ticker.cancel()
         return ticks.load(ordering: .relaxed)
@@ -42,10 +42,10 @@ import Darwin
         var blockers: [TempoTimer] = []
         for index in 0..<blocked {
             blockers.append(
-                try TempoTimer.once(after: .milliseconds(5 * (index + 1))) { _ in
+                try TempoTimer(.after(.milliseconds(5 * (index + 1)))) { _ in
                     flags.entered.add(1, ordering: .relaxed)
                     gate.wait()
-                })
+                }.start())
         }
         defer {
             for _ in 0..<blocked { gate.signal() }
@@ -62,10 +62,10 @@ import Darwin
     func aBlockedImmediateHandlerIsTakenOverWithinAboutHalfAMillisecond() throws {
         let gate = DispatchSemaphore(value: 0)
         let flags = Flags()
-        let blocker = try TempoTimer.once(after: .milliseconds(5), delivery: .immediate) { _ in
+        let blocker = try TempoTimer(.after(.milliseconds(5), delivery: .immediate)) { _ in
             flags.entered.add(1, ordering: .relaxed)
             gate.wait()
-        }
+        }.start()
         defer { gate.signal() }
         #expect(Self.waitUntil { flags.entered.load(ordering: .relaxed) == 1 }, "the blocker did not start")
         let ticks = try Self.ticksOfATimerInHalfASecond()

@@ -17,7 +17,7 @@ import Testing
         let early = Atomic<Int>(0)
         let started = scheduler.now(clock)
         let timer = try TempoTimer(
-            every: .milliseconds(10), repeats: .times(5), latePolicy: .burst, clock: clock, scheduler: scheduler
+            .every(.milliseconds(10), repeats: .times(5), latePolicy: .burst, clock: clock), scheduler: scheduler
         ) { tick in
             if scheduler.now(clock) < tick.due { early.add(1, ordering: .relaxed) }
             if tick.index == 5 { done.signal() }
@@ -35,16 +35,16 @@ import Testing
         let fired = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
         let firstDeadline = scheduler.now(.monotonic) + .milliseconds(20)
-        let first = try TempoTimer.once(after: .milliseconds(20), scheduler: scheduler) { _ in
+        let first = try TempoTimer(.after(.milliseconds(20)), scheduler: scheduler) { _ in
             fired.add(100, ordering: .relaxed)
-        }
+        }.start()
         first.cancel()
         // On a loaded machine this thread can lose the processor past the first deadline; then it may have fired.
         let cancelledInTime = scheduler.now(.monotonic) < firstDeadline
-        try TempoTimer.once(after: .milliseconds(40), scheduler: scheduler) { _ in
+        try TempoTimer(.after(.milliseconds(40)), scheduler: scheduler) { _ in
             fired.add(1, ordering: .relaxed)
             done.signal()
-        }
+        }.start()
         #expect(done.wait(timeout: .now() + 10) == .success)
         if cancelledInTime {
             #expect(fired.load(ordering: .relaxed) == 1)

@@ -46,7 +46,7 @@ import Darwin
         let deadline = scheduler.now(.monotonic) + .milliseconds(200)
         var timers: [TempoTimer] = []
         for _ in 0..<count {
-            let timer = try TempoTimer(every: .seconds(1), repeats: .once, first: .at(deadline)) { _ in
+            let timer = try TempoTimer(.at(.monotonic(deadline))) { _ in
                 // A little work, so that a pool that starts threads on demand would show it.
                 let until = scheduler.now(.monotonic) + .microseconds(50)
                 while scheduler.now(.monotonic) < until {}

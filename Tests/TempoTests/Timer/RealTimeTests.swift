@@ -13,7 +13,7 @@ import Testing
         let scheduler = SystemScheduler.shared
         let started = scheduler.now(clock)
         // Burst, so that a loaded machine that wakes late still delivers all five slots (coalescing would fold them).
-        let timer = try TempoTimer(every: .milliseconds(20), repeats: .times(5), latePolicy: .burst, clock: clock) {
+        let timer = try TempoTimer(.every(.milliseconds(20), repeats: .times(5), latePolicy: .burst, clock: clock)) {
             tick in
             if scheduler.now(clock) < tick.due { early.add(1, ordering: .relaxed) }
             if tick.index == 5 { done.signal() }
@@ -29,20 +29,20 @@ import Testing
 
     @Test func immediateDeliveryFiresOnTheDriverThread() throws {
         let done = DispatchSemaphore(value: 0)
-        try TempoTimer.once(after: .milliseconds(5), delivery: .immediate) { tick in
+        try TempoTimer(.after(.milliseconds(5), delivery: .immediate)) { tick in
             #expect(tick.lateness >= .zero)
             done.signal()
-        }
+        }.start()
         #expect(done.wait(timeout: .now() + 10) == .success)
     }
 
     @Test func aOneShotFiresExactlyOnce() throws {
         let fired = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
-        let timer = try TempoTimer.once(after: .milliseconds(2)) { _ in
+        let timer = try TempoTimer(.after(.milliseconds(2))) { _ in
             fired.add(1, ordering: .relaxed)
             done.signal()
-        }
+        }.start()
         #expect(done.wait(timeout: .now() + 10) == .success)
         // A second tick would have to be armed: nothing is, and the timer has finished.
         #expect(timer.state == .finished)
@@ -55,7 +55,7 @@ import Testing
         for _ in 0..<40 {
             let entries = Atomic<Int>(0)
             let ticked = DispatchSemaphore(value: 0)
-            let timer = try TempoTimer(every: .microseconds(100), latePolicy: .burst) { _ in
+            let timer = try TempoTimer(.every(.microseconds(100), latePolicy: .burst)) { _ in
                 if entries.add(1, ordering: .relaxed).newValue == 3 { ticked.signal() }
             }
             timer.start()
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func startAndCancelRaceFromManyThreadsWithoutTrapping() throws {
-        let timer = try TempoTimer(every: .microseconds(50)) { _ in }
+        let timer = try TempoTimer(.every(.microseconds(50))) { _ in }
         DispatchQueue.concurrentPerform(iterations: 2_000) { i in
             switch i % 6 {
             case 0: timer.start()

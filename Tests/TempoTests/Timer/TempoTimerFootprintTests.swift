@@ -14,7 +14,7 @@ import Glibc
         typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
         let symbol = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size"))
         let usableSize = unsafeBitCast(symbol, to: UsableSize.self)
-        let timer = try TempoTimer(every: .seconds(1), repeats: .once)
+        let timer = try TempoTimer(.after(.seconds(1)))
         let usable = usableSize(Unmanaged.passUnretained(timer).toOpaque())
         #expect(usable <= 200, "malloc_usable_size of a TempoTimer is \(usable)")
         #endif

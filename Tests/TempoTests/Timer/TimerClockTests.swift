@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct TimerClockTests {
     func makeTimer(_ clock: TimerClock, on virtual: VirtualClock, log: TickLog) throws -> TempoTimer {
-        let timer = try TempoTimer.once(after: .seconds(10), clock: clock, scheduler: virtual, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(10), clock: clock), scheduler: virtual, log.record).start()
         return timer
     }
 
@@ -38,7 +38,7 @@ import Testing
         let virtual = VirtualClock()
         let log = TickLog()
         let date = VirtualClock.defaultWallStart + .seconds(32_400)
-        try TempoTimer.once(at: date, clock: .wall, scheduler: virtual, handler: log.record)
+        try TempoTimer(.at(TimerDeadline(date, clock: .wall)), scheduler: virtual, log.record).start()
         virtual.adjustWallClock(by: .seconds(32_400) - .seconds(1))
         #expect(log.count == 0)
         virtual.adjustWallClock(by: .seconds(1))
@@ -50,7 +50,7 @@ import Testing
         let virtual = VirtualClock()
         let log = TickLog()
         let date = VirtualClock.defaultWallStart + .seconds(10)
-        try TempoTimer.once(at: date, clock: .wall, scheduler: virtual, handler: log.record)
+        try TempoTimer(.at(TimerDeadline(date, clock: .wall)), scheduler: virtual, log.record).start()
         virtual.adjustWallClock(by: .seconds(-60))
         virtual.advance(by: .seconds(69))
         #expect(log.count == 0)

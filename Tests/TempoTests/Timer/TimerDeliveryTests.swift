@@ -9,7 +9,7 @@ import Testing
     @Test func observersAreCalledInTheOrderAddedAndCanBeRemoved() throws {
         let clock = VirtualClock()
         let calls = TempoMutex<[String]>([])
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in calls.withLock { $0.append("main") } }
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in calls.withLock { $0.append("main") } }
         let a = timer.addObserver { _ in calls.withLock { $0.append("a") } }
         timer.addObserver { _ in calls.withLock { $0.append("b") } }
         timer.start()
@@ -27,7 +27,7 @@ import Testing
         let queue = DispatchQueue(label: "custom")
         queue.setSpecific(key: key, value: "custom")
         let seen = TempoMutex<[String?]>([])
-        let timer = try TempoTimer(every: .seconds(1), delivery: .queue(queue), scheduler: clock) { _ in
+        let timer = try TempoTimer(.every(.seconds(1), delivery: .queue(queue)), scheduler: clock) { _ in
             seen.withLock { $0.append(DispatchQueue.getSpecific(key: key)) }
         }
         timer.start()
@@ -39,10 +39,10 @@ import Testing
         let clock = VirtualClock()
         let queue = DispatchQueue(label: "shared")
         let log = EventLog()
-        let second = try TempoTimer(every: .seconds(60), delivery: .queue(queue), scheduler: clock) { tick in
+        let second = try TempoTimer(.every(.seconds(60), delivery: .queue(queue)), scheduler: clock) { tick in
             log.record("second manual=\(tick.isManual)")
         }
-        let first = try TempoTimer(every: .seconds(1), delivery: .queue(queue), scheduler: clock) { _ in
+        let first = try TempoTimer(.every(.seconds(1), delivery: .queue(queue)), scheduler: clock) { _ in
             log.record("first")
             second.fire()
             log.record("first done")
@@ -58,7 +58,7 @@ import Testing
         let caller = DispatchQueue(label: "caller")
         caller.setSpecific(key: key, value: "caller")
         let seen = TempoMutex<[String?]>([])
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in
             seen.withLock { $0.append(DispatchQueue.getSpecific(key: key)) }
         }
         timer.start()
@@ -72,10 +72,7 @@ import Testing
         let overlaps = Atomic<Int>(0)
         let done = Atomic<Int>(0)
         let timer = try TempoTimer(
-            every: .microseconds(200),
-            repeats: .times(300),
-            latePolicy: .burst,
-            delivery: .queue(.global())
+            .every(.microseconds(200), repeats: .times(300), latePolicy: .burst, delivery: .queue(.global()))
         ) { _ in
             if running.add(1, ordering: .sequentiallyConsistent).newValue > 1 {
                 overlaps.add(1, ordering: .relaxed)
@@ -98,7 +95,7 @@ import Testing
     @Test func stateChangesAndTicksShareOneSerialOrder() throws {
         let clock = VirtualClock()
         let events = TempoMutex<[String]>([])
-        let timer = try TempoTimer(every: .seconds(1), repeats: .once, scheduler: clock) { tick in
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock) { tick in
             events.withLock { $0.append("tick \(tick.index)") }
         }
         timer.onStateChange { state in events.withLock { $0.append("\(state)") } }

@@ -9,13 +9,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer(
-            every: .seconds(1),
-            repeats: repeats,
-            latePolicy: policy,
-            clock: .continuous,
-            scheduler: clock,
-            handler: log.record
-        )
+            .every(.seconds(1), repeats: repeats, latePolicy: policy, clock: .continuous), scheduler: clock, log.record)
         timer.start()
         clock.suspend(for: .milliseconds(3_500))
         return (clock, log)
@@ -60,12 +54,7 @@ import Testing
             let clock = VirtualClock()
             let log = TickLog()
             let timer = try TempoTimer(
-                every: .seconds(1),
-                latePolicy: policy,
-                clock: .continuous,
-                scheduler: clock,
-                handler: log.record
-            )
+                .every(.seconds(1), latePolicy: policy, clock: .continuous), scheduler: clock, log.record)
             timer.start()
             clock.suspend(for: .milliseconds(1_900))
             #expect(log.indices == [1], "policy \(policy)")
@@ -87,11 +76,7 @@ import Testing
         let clock = VirtualClock()
         let counter = TickLog()
         let timer = try TempoTimer(
-            every: .milliseconds(1),
-            repeats: .times(200_000),
-            latePolicy: .burst,
-            clock: .continuous,
-            scheduler: clock
+            .every(.milliseconds(1), repeats: .times(200_000), latePolicy: .burst, clock: .continuous), scheduler: clock
         ) { tick in
             if tick.index % 50_000 == 0 { counter.record(tick) }
         }
@@ -108,7 +93,7 @@ import Testing
     func runSlowHandler(policy: LateTickPolicy) throws -> TickLog {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), latePolicy: policy, scheduler: clock) { tick in
+        let timer = try TempoTimer(.every(.seconds(1), latePolicy: policy), scheduler: clock) { tick in
             log.record(tick)
             if tick.index == 1 { clock.advance(by: .milliseconds(3_500)) }
         }
@@ -144,7 +129,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer(
-            every: .milliseconds(10), delivery: .immediate, clock: .wall, scheduler: clock, handler: log.record)
+            .every(.milliseconds(10), delivery: .immediate, clock: .wall), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .milliseconds(10))
         #expect(log.all.last?.overdue == .zero)

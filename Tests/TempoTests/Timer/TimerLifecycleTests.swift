@@ -15,7 +15,7 @@ final class StateLog: Sendable {
     @Test func pauseKeepsTheRemainingTimeAndResumeShiftsTheGrid() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .milliseconds(300))
         timer.pause()
@@ -39,7 +39,7 @@ final class StateLog: Sendable {
     @Test func resetStartsTheScheduleOverWithANewInterval() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), repeats: .times(3), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1), repeats: .times(3)), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .milliseconds(1_500))
         #expect(timer.fireCount == 1)
@@ -57,7 +57,7 @@ final class StateLog: Sendable {
 
     @Test func resetWhilePausedStaysPausedWithAFullInterval() throws {
         let clock = VirtualClock()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock)
         timer.start()
         clock.advance(by: .milliseconds(600))
         timer.pause()
@@ -69,7 +69,7 @@ final class StateLog: Sendable {
     @Test func cancelStopsTicksAndStartRunsAgainFromScratch() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .seconds(2))
         timer.cancel()
@@ -86,7 +86,7 @@ final class StateLog: Sendable {
     @Test func finishedTimerCanBeStartedAgain() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock, log.record).start()
         clock.advance(by: .seconds(1))
         #expect(timer.state == .finished)
         timer.start()
@@ -98,7 +98,7 @@ final class StateLog: Sendable {
     @Test func fireRunsHandlersNowAndLeavesTheScheduleAlone() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .milliseconds(400))
         #expect(timer.fire())
@@ -116,7 +116,7 @@ final class StateLog: Sendable {
     @Test func everyCallIsIdempotent() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.pause()
         timer.resume()
         #expect(timer.state == .idle)
@@ -138,7 +138,7 @@ final class StateLog: Sendable {
     @Test func startOnAPausedTimerResumesIt() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .milliseconds(250))
         timer.pause()
@@ -150,7 +150,7 @@ final class StateLog: Sendable {
     @Test func stateChangesAreReportedInOrder() throws {
         let clock = VirtualClock()
         let states = StateLog()
-        let timer = try TempoTimer(every: .seconds(1), repeats: .times(2), scheduler: clock)
+        let timer = try TempoTimer(.every(.seconds(1), repeats: .times(2)), scheduler: clock)
         timer.onStateChange(states.record)
         timer.start()
         timer.pause()
@@ -163,7 +163,7 @@ final class StateLog: Sendable {
 
     @Test func leewayCanChangeWhileRunning() throws {
         let recorder = RecordingScheduler()
-        let timer = try TempoTimer(every: .seconds(1), leeway: .milliseconds(5), scheduler: recorder)
+        let timer = try TempoTimer(.every(.seconds(1), leeway: .milliseconds(5)), scheduler: recorder)
         timer.start()
         try timer.setLeeway(.milliseconds(50))
         #expect(recorder.leeways == [.milliseconds(5), .milliseconds(50)])

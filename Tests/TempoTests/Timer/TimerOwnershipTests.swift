@@ -14,7 +14,7 @@ final class Owner: Sendable {
         let log = TickLog()
         weak var weakTimer: TempoTimer?
         do {
-            let timer = try TempoTimer(every: .seconds(1), repeats: .times(2), scheduler: clock, handler: log.record)
+            let timer = try TempoTimer(.every(.seconds(1), repeats: .times(2)), scheduler: clock, log.record)
             timer.start()
             weakTimer = timer
         }
@@ -33,7 +33,7 @@ final class Owner: Sendable {
         do {
             let owner = Owner()
             weakOwner = owner
-            let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in
                 owner.ticks.withLock { $0 += 1 }
             }
             timer.start()
@@ -48,9 +48,11 @@ final class Owner: Sendable {
         let clock = VirtualClock()
         var owner: Owner? = Owner()
         weak let weakOwner = owner
-        let timer = try TempoTimer(every: .seconds(1), target: owner!, scheduler: clock) { owner, _ in
-            owner.ticks.withLock { $0 += 1 }
-        }
+        let timer = try TempoTimer(
+            .every(.seconds(1)), scheduler: clock,
+            handler: .weak(owner!) { owner, _ in
+                owner.ticks.withLock { $0 += 1 }
+            })
         timer.start()
         clock.advance(by: .seconds(2))
         #expect(owner?.ticks.withLock { $0 } == 2)
@@ -70,9 +72,11 @@ final class Owner: Sendable {
         weak var weakTimer: TempoTimer?
         var owner: Owner? = Owner()
         do {
-            let timer = try TempoTimer(every: .seconds(1), target: owner!, scheduler: clock) { owner, _ in
-                owner.ticks.withLock { $0 += 1 }
-            }
+            let timer = try TempoTimer(
+                .every(.seconds(1)), scheduler: clock,
+                handler: .weak(owner!) { owner, _ in
+                    owner.ticks.withLock { $0 += 1 }
+                })
             timer.start()
             weakTimer = timer
         }

@@ -11,7 +11,7 @@ import Testing
         let clock = VirtualClock()
         weak var weakTimer: TempoTimer?
         do {
-            let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { _ in }
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { _ in }
             timer.start()
             timer.pause()
             weakTimer = timer
@@ -19,7 +19,7 @@ import Testing
         #expect(weakTimer == nil)
         #expect(clock.pendingCount == 0)
         do {
-            let timer = try TempoTimer(every: .milliseconds(1)) { _ in }
+            let timer = try TempoTimer(.every(.milliseconds(1))) { _ in }
             timer.start()
             timer.pause()
         }
@@ -28,7 +28,7 @@ import Testing
     @Test func fireOnAFinishedOneShot() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock, log.record).start()
         clock.advance(by: .seconds(1))
         #expect(timer.state == .finished)
         #expect(timer.fire())
@@ -39,7 +39,7 @@ import Testing
     @Test func releaseBeforeStart() throws {
         weak var weakTimer: TempoTimer?
         do {
-            let timer = try TempoTimer(every: .seconds(1)) { _ in }
+            let timer = try TempoTimer(.every(.seconds(1))) { _ in }
             weakTimer = timer
         }
         #expect(weakTimer == nil)
@@ -48,12 +48,12 @@ import Testing
     @Test func startTwice() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.start()
         timer.start()
         clock.advance(by: .seconds(1))
         #expect(log.indices == [1])
-        let real = try TempoTimer(every: .seconds(60)) { _ in }
+        let real = try TempoTimer(.every(.seconds(60))) { _ in }
         real.start()
         real.start()
         real.cancel()
@@ -62,7 +62,7 @@ import Testing
     @Test func cancelBeforeStart() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.cancel()
         #expect(timer.state == .cancelled)
         timer.start()
@@ -74,7 +74,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let box = TimerBox()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { tick in
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { tick in
             log.record(tick)
             if tick.index == 2 { try? box.timer?.reset(interval: .seconds(5)) }
         }
@@ -92,7 +92,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let box = TimerBox()
-        let timer = try TempoTimer(every: .seconds(1), repeats: .times(2), scheduler: clock) { tick in
+        let timer = try TempoTimer(.every(.seconds(1), repeats: .times(2)), scheduler: clock) { tick in
             log.record(tick)
             if tick.index == 2 && log.count == 2 { box.timer?.start() }
         }
@@ -111,7 +111,7 @@ import Testing
         let box = TimerBox()
         weak var weakTimer: TempoTimer?
         do {
-            let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { tick in
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { tick in
                 log.record(tick)
                 box.timer?.cancel()
                 box.timer = nil
@@ -129,7 +129,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let box = TimerBox()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock) { tick in
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock) { tick in
             log.record(tick)
             guard let timer = box.timer, !tick.isManual else { return }
             timer.pause()

@@ -22,7 +22,7 @@ final class TickLog: Sendable {
     @Test func repeatingTimerTicksAtEachIntervalAndNotBefore() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .milliseconds(999))
         #expect(log.count == 0)
@@ -42,7 +42,7 @@ final class TickLog: Sendable {
     @Test func onceFiresExactlyOnceAtItsDelay() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer.once(after: .milliseconds(500), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.after(.milliseconds(500)), scheduler: clock, log.record).start()
         clock.advance(by: .nanoseconds(499_999_999))
         #expect(log.count == 0)
         clock.advance(by: .nanoseconds(1))
@@ -56,7 +56,7 @@ final class TickLog: Sendable {
     @Test func finiteTimerStopsAfterItsCount() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .milliseconds(250), repeats: .times(3), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.milliseconds(250), repeats: .times(3)), scheduler: clock, log.record)
         timer.start()
         #expect(timer.remainingCount == 3)
         clock.advance(by: .milliseconds(500))
@@ -71,12 +71,7 @@ final class TickLog: Sendable {
     @Test func initialDelayMovesOnlyTheFirstTick() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(
-            every: .seconds(1),
-            first: .after(.milliseconds(200)),
-            scheduler: clock,
-            handler: log.record
-        )
+        let timer = try TempoTimer(.every(.seconds(1), first: .after(.milliseconds(200))), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .milliseconds(199))
         #expect(log.count == 0)
@@ -91,7 +86,7 @@ final class TickLog: Sendable {
     @Test func zeroInitialDelayTicksAtOnce() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), first: .after(.zero), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1), first: .after(.zero)), scheduler: clock, log.record)
         timer.start()
         #expect(log.count == 0)
         clock.advance(by: .zero)
@@ -102,7 +97,7 @@ final class TickLog: Sendable {
         let clock = VirtualClock()
         let log = TickLog()
         let start = TimerInstant(offset: .milliseconds(2_500))
-        let timer = try TempoTimer(every: .seconds(1), first: .at(start), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1), first: .at(.monotonic(start))), scheduler: clock, log.record)
         timer.start()
         clock.advance(to: TimerInstant(offset: .milliseconds(2_499)))
         #expect(log.count == 0)
@@ -115,12 +110,13 @@ final class TickLog: Sendable {
     @Test func onceAtWithThrowRejectsAnInstantInThePast() throws {
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(10)))
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer.once(at: TimerInstant(offset: .seconds(9)), ifPast: .throw, scheduler: clock) { _ in }
+            try TempoTimer(.at(.monotonic(TimerInstant(offset: .seconds(9))), ifPast: .throw), scheduler: clock) { _ in
+            }.start()
         }
         #expect(error?.code == .invalidInstant)
         #expect(error?.message.contains("9.0 seconds") == true)
         let log = TickLog()
-        try TempoTimer.once(at: TimerInstant(offset: .seconds(12)), scheduler: clock, handler: log.record)
+        try TempoTimer(.at(.monotonic(TimerInstant(offset: .seconds(12)))), scheduler: clock, log.record).start()
         clock.advance(by: .milliseconds(1_999))
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))
@@ -131,7 +127,7 @@ final class TickLog: Sendable {
         // A suspension makes tick 1 run 300 ms late; tick 2 is still due at 2 s, not 2.3 s.
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), clock: .continuous, scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1), clock: .continuous), scheduler: clock, log.record)
         timer.start()
         clock.suspend(for: .milliseconds(1_300))
         #expect(log.all.map(\.lateness) == [.milliseconds(300)])
@@ -145,7 +141,7 @@ final class TickLog: Sendable {
     @Test func nothingDriftsOverManyTicks() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .microseconds(333), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.microseconds(333)), scheduler: clock, log.record)
         timer.start()
         for _ in 0..<100 { clock.advance(by: .microseconds(3_331)) }
         let ticks = log.all
@@ -157,13 +153,13 @@ final class TickLog: Sendable {
     @Test func subMillisecondIntervalsAreNotTruncated() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .microseconds(1), repeats: .times(3), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.microseconds(1), repeats: .times(3)), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .nanoseconds(999))
         #expect(log.count == 0)
         clock.advance(by: .nanoseconds(1))
         #expect(log.indices == [1])
-        let half = try TempoTimer(seconds: 0.5, scheduler: clock) { _ in }
-        #expect(half.configuration.interval == .nanoseconds(500_000_000))
+        let half = try TempoTimer(.every(seconds: 0.5), scheduler: clock) { _ in }
+        #expect(half.schedule.interval == .nanoseconds(500_000_000))
     }
 }

@@ -11,7 +11,7 @@ import Testing
     @Test(arguments: badIntervals)
     func invalidIntervalsAreRejectedWithTheirValue(interval: Duration) {
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer(every: interval, scheduler: VirtualClock()) { _ in }
+            try TempoTimer(.every(interval), scheduler: VirtualClock()) { _ in }
         }
         #expect(error?.code == .invalidInterval)
         #expect(error?.value == interval.exactDescription)
@@ -21,7 +21,7 @@ import Testing
     @Test(arguments: [Double.nan, .infinity, -.infinity, 0, -0.5, 1e300])
     func invalidSecondsAreRejected(seconds: Double) {
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer(seconds: seconds, scheduler: VirtualClock())
+            try TempoTimer(.every(seconds: seconds), scheduler: VirtualClock())
         }
         #expect(error?.code == .invalidInterval)
         #expect(error?.value == "\(seconds)")
@@ -30,7 +30,7 @@ import Testing
     @Test(arguments: [0, -1, Int.min])
     func repeatCountsBelowOneAreRejected(count: Int) {
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer(every: .seconds(1), repeats: .times(count), scheduler: VirtualClock())
+            try TempoTimer(.every(.seconds(1), repeats: .times(count)), scheduler: VirtualClock())
         }
         #expect(error?.code == .invalidCount)
         #expect(error?.value == "\(count)")
@@ -39,17 +39,17 @@ import Testing
     @Test(arguments: [Duration.nanoseconds(-1), .seconds(Int64.max)])
     func invalidLeewaysAreRejected(leeway: Duration) throws {
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer(every: .seconds(1), leeway: leeway, scheduler: VirtualClock())
+            try TempoTimer(.every(.seconds(1), leeway: leeway), scheduler: VirtualClock())
         }
         #expect(error?.code == .invalidLeeway)
-        let timer = try TempoTimer(every: .seconds(1), scheduler: VirtualClock())
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: VirtualClock())
         #expect(throws: TempoError.self) { try timer.setLeeway(leeway) }
         #expect(timer.leeway == .zero)
     }
 
     @Test func negativeFirstDelayIsRejected() {
         let error = #expect(throws: TempoError.self) {
-            try TempoTimer(every: .seconds(1), first: .after(.seconds(-1)), scheduler: VirtualClock())
+            try TempoTimer(.every(.seconds(1), first: .after(.seconds(-1))), scheduler: VirtualClock())
         }
         #expect(error?.code == .invalidInterval)
     }
@@ -57,10 +57,10 @@ import Testing
     @Test func resetWithABadIntervalThrowsAndLeavesTheTimerAlone() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .seconds(1), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record)
         timer.start()
         #expect(throws: TempoError.self) { try timer.reset(interval: .zero) }
-        #expect(timer.configuration.interval == .seconds(1))
+        #expect(timer.schedule.interval == .seconds(1))
         clock.advance(by: .seconds(1))
         #expect(log.indices == [1])
     }

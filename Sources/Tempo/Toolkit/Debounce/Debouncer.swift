@@ -97,7 +97,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
             }
         case .restartTimer(let interval):
             // `reset` starts the one-shot timer over from now; the delay was validated when it was set.
-            try? timer.reset(interval: interval)
+            timer.restartDelay(interval)
         }
     }
 

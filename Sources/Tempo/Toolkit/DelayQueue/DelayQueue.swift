@@ -92,25 +92,23 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
         expirer.state.withLock { $0.count }
     }
 
-    /// Inserts `value` for `key`, due at `deadline` on `clock`; replaces a previous entry of `key`.
+    /// Inserts `value` for `key`, due at `deadline` (an instant that knows its clock); replaces a previous entry of
+    /// `key`.
     ///
     /// A deadline on another clock than the queue's (``TimingWheel/Configuration/clock``) is converted once, now:
-    /// the entry is due when the queue's clock has moved as far as `clock` still has to go to `deadline`.
+    /// the entry is due when the queue's clock has moved as far as the deadline's clock still has to go to it.
     ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key.
-    ///   - deadline: When the entry is due.
-    ///   - clock: The clock `deadline` is an instant of.
+    ///   - deadline: When the entry is due, on its own clock.
     /// - Returns: The value the entry replaced, if any (it will not be delivered).
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when the deadline is out of the wheel's
     ///   range (the queue is unchanged).
     /// - Complexity: O(1) amortized.
     @discardableResult
-    public func insert(_ value: Value, forKey key: Key, at deadline: TimerInstant, clock: TimerClock) throws(TempoError)
-        -> Value?
-    {
-        try insert(value, forKey: key, deadline: onQueueClock(deadline, clock))
+    public func insert(_ value: Value, forKey key: Key, at deadline: TimerDeadline) throws(TempoError) -> Value? {
+        try insert(value, forKey: key, deadline: onQueueClock(deadline))
     }
 
     /// Inserts `value` for `key`, due `delay` from now; replaces a previous entry of `key`.
@@ -129,18 +127,17 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
         return try insert(value, forKey: key, deadline: wheel.now + delay)
     }
 
-    /// Moves the entry of `key` to `deadline` on `clock` (converted as in ``insert(_:forKey:at:clock:)``).
+    /// Moves the entry of `key` to `deadline` (converted to the queue's clock as in ``insert(_:forKey:at:)``).
     ///
     /// - Parameters:
     ///   - key: The key.
-    ///   - deadline: The new deadline.
-    ///   - clock: The clock `deadline` is an instant of.
+    ///   - deadline: The new deadline, on its own clock.
     /// - Returns: `true` if the entry was waiting and now has the new deadline; `false` if there is none.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` for an out-of-range deadline.
     /// - Complexity: O(1).
     @discardableResult
-    public func reschedule(_ key: Key, at deadline: TimerInstant, clock: TimerClock) throws(TempoError) -> Bool {
-        try reschedule(key, deadline: onQueueClock(deadline, clock))
+    public func reschedule(_ key: Key, at deadline: TimerDeadline) throws(TempoError) -> Bool {
+        try reschedule(key, deadline: onQueueClock(deadline))
     }
 
     /// Moves the entry of `key` to `delay` from now.
@@ -185,11 +182,11 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
 
     // MARK: Internals
 
-    private func onQueueClock(_ deadline: TimerInstant, _ clock: TimerClock) -> TimerInstant {
+    private func onQueueClock(_ deadline: TimerDeadline) -> TimerInstant {
         let own = wheel.configuration.clock
-        guard clock != own else { return deadline }
+        guard deadline.clock != own else { return deadline.instant }
         let scheduler = wheel.scheduler
-        return scheduler.now(own) + (deadline - scheduler.now(clock))
+        return scheduler.now(own) + (deadline.instant - scheduler.now(deadline.clock))
     }
 
     private func insert(_ value: Value, forKey key: Key, deadline: TimerInstant) throws(TempoError) -> Value? {
@@ -233,12 +230,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     public func _checkInvariants() {
         #if DEBUG
         let wheel = wheel
-        expirer.state.withLock { table in
-            table._checkInvariants()
-            for slot in table.slots.values {
-                precondition(wheel.isArmed(table[slot].handle), "entry in slot \(slot) has no armed timer")
-            }
-        }
+        expirer.state.withLock { $0._checkInvariants(armedOn: wheel) }
         wheel._checkInvariants()
         #endif
     }

@@ -192,11 +192,8 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// - Complexity: O(count) in debug builds.
     public func _checkInvariants() {
         #if DEBUG
-        let armed = expirer.state.withLock { table in
-            table._checkInvariants()
-            return table.slots.values.allSatisfy { wheel.isArmed(table[$0].handle) } ? table.count : -1
-        }
-        precondition(armed >= 0, "an entry's expiry is not armed")
+        let wheel = wheel
+        expirer.state.withLock { $0._checkInvariants(armedOn: wheel) }
         wheel._checkInvariants()
         #endif
     }

@@ -133,12 +133,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     public func _checkInvariants() {
         #if DEBUG
         let wheel = wheel
-        evictor.state.withLock { table in
-            table._checkInvariants()
-            for slot in table.slots.values {
-                precondition(wheel.isArmed(table[slot].handle), "key in slot \(slot) has no armed timer")
-            }
-        }
+        evictor.state.withLock { $0._checkInvariants(armedOn: wheel) }
         wheel._checkInvariants()
         #endif
     }

@@ -2,13 +2,16 @@ import TempoLocks
 
 /// A timer that ``KeyedTimers`` starts when it is installed and cancels when it is replaced or removed.
 package protocol KeyedTimer: AnyObject, Sendable {
-    /// Starts the timer.
-    func start()
+    /// Starts the timer (named apart from `start()`, which ``TempoTimer`` returns itself from).
+    func startKeyed()
     /// Cancels the timer; idempotent.
     func cancel()
 }
 
-extension TempoTimer: KeyedTimer {}
+extension TempoTimer: KeyedTimer {
+    /// Starts the timer.
+    package func startKeyed() { start() }
+}
 
 /// An entry of ``KeyedTimers``: a timer, and the id that tells it from the timers its key held before.
 package protocol KeyedEntry: Sendable {
@@ -68,7 +71,7 @@ package final class KeyedTimers<Key: Hashable & Sendable, Entry: KeyedEntry>: Se
     package func install(_ entry: Entry, forKey key: Key) -> Bool {
         let old = state.withLock { $0.entries.updateValue(entry, forKey: key) }
         old?.timer.cancel()
-        entry.timer.start()
+        entry.timer.startKeyed()
         // A concurrent install or removal of the same key may have displaced this entry between the swap and
         // `start()`; it cancelled the timer before we started it, so cancel again.
         if !isCurrent(key, id: entry.id) {

@@ -2,8 +2,8 @@
 ///
 /// ```swift
 /// let registry = TimerRegistry<String>()
-/// try registry.schedule("poll-inbox", every: .seconds(30)) { _ in refreshInbox() }
-/// try registry.schedule("resend-code", after: .seconds(60)) { _ in enableResendButton() }
+/// try registry.schedule("poll-inbox", .every(.seconds(30))) { _ in refreshInbox() }
+/// try registry.schedule("resend-code", .after(.seconds(60))) { _ in enableResendButton() }
 /// registry.cancel("poll-inbox")
 /// ```
 ///
@@ -11,7 +11,7 @@
 /// empty collection (an empty `String`, `Substring` or `Array`) is rejected with ``TempoError/Code/invalidKey``.
 ///
 /// ## Timing
-/// Each entry is a ``TempoTimer`` with the configuration you pass, so the first tick, the anchored grid,
+/// Each entry is a ``TempoTimer`` with the schedule you pass, so the first tick, the anchored grid,
 /// late ticks, pause and cancellation behave exactly as documented there.
 /// - **Replacing**: scheduling a key that exists replaces its timer atomically. Once the new timer is in
 ///   the registry (before `schedule` returns), no handler run of the old timer starts, and the old timer
@@ -69,72 +69,83 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
 
     // MARK: Scheduling
 
-    /// Schedules a timer under `key`, replacing (and cancelling) the timer the key had.
+    /// Schedules a timer under `key` and starts it, replacing (and cancelling) the timer the key had.
     ///
-    /// The timer starts at once; see the type's documentation for what replacing guarantees.
+    /// ```swift
+    /// try registry.schedule("poll", .every(.seconds(30)), handler: .weak(inbox) { inbox, _ in inbox.refresh() })
+    /// ```
     ///
-    /// - Parameters:
-    ///   - key: The key; an empty collection is rejected.
-    ///   - configuration: The full set of timer options (interval, repeats, first tick, leeway, clock,
-    ///     late-tick policy, delivery).
-    ///   - handler: Called for each tick.
-    /// - Returns: Whether an existing timer was replaced.
-    /// - Throws: ``TempoError`` for an empty key or an invalid configuration; the registry is then unchanged.
-    @discardableResult
-    public func schedule(
-        _ key: Key,
-        configuration: TempoTimer.Configuration,
-        handler: @escaping TempoTimer.Handler
-    ) throws(TempoError) -> Bool {
-        try insert(key, configuration: configuration, targetIsAlive: nil, handler: handler)
-    }
-
-    /// Schedules a timer under `key` that holds `target` weakly; the entry ends when the target dies.
+    /// Timing is the schedule's (see ``TimerSchedule``); see the type's documentation for what replacing
+    /// guarantees. A ``TimerHandler/timer(_:)`` handler receives the key's timer; a ``TimerHandler/weak(_:_:)``
+    /// entry leaves the registry when its target dies.
     ///
     /// - Parameters:
     ///   - key: The key; an empty collection is rejected.
-    ///   - target: The object handed to `handler`, held weakly.
-    ///   - configuration: The full set of timer options.
-    ///   - handler: Called with the live target and the tick.
+    ///   - schedule: When the timer ticks, with its leeway, late-tick policy, delivery and clock.
+    ///   - handler: What runs on each tick.
     /// - Returns: Whether an existing timer was replaced.
-    /// - Throws: ``TempoError`` for an empty key or an invalid configuration.
+    /// - Throws: ``TempoError`` for an empty key, or as ``TempoTimer/init(_:scheduler:handler:)`` throws for the
+    ///   schedule and handler; the registry is then unchanged.
     @discardableResult
-    public func schedule<Target: AnyObject & Sendable>(
-        _ key: Key,
-        target: Target,
-        configuration: TempoTimer.Configuration,
-        handler: @escaping @Sendable (Target, TimerTick) -> Void
-    ) throws(TempoError) -> Bool {
-        let bound = WeakTarget(target, handler)
-        return try insert(key, configuration: configuration, targetIsAlive: bound.isAlive, handler: bound.handler)
-    }
-
-    private func insert(
-        _ key: Key,
-        configuration: TempoTimer.Configuration,
-        targetIsAlive: (@Sendable () -> Bool)?,
-        handler: @escaping TempoTimer.Handler
-    ) throws(TempoError) -> Bool {
+    public func schedule(_ key: Key, _ schedule: TimerSchedule, handler: TimerHandler) throws(TempoError) -> Bool {
         try Self.validate(key)
+        let delivery = try handler.delivery(for: schedule)
+        let scheduler = scheduler
+        let configuration = try schedule.configuration(delivery: delivery) { scheduler.now(schedule.clock) }
         let total = configuration.repeats.total
         let storage = storage
         let id = storage.makeID()
         // Handler runs check that the entry is still current, so a replaced timer never runs user code
         // once its replacement is in the registry.
+        let entryHandler: TempoTimer.TimerAwareHandler
+        switch handler.body {
+        case .tick(let body): entryHandler = { _, tick in body(tick) }
+        case .timer(let body): entryHandler = body
+        }
         let timer = try TempoTimer(
-            configuration: configuration,
-            scheduler: scheduler,
-            targetIsAlive: targetIsAlive
-        ) { tick in
+            configuration: configuration, scheduler: scheduler, targetIsAlive: handler.targetIsAlive, handler: nil)
+        timer.addObserver { timer, tick in
             guard storage.isCurrent(key, id: id) else { return }
-            handler(tick)
+            entryHandler(timer, tick)
             // The last slot of a finite timer: leave the registry. (No state handler is used for this: it
             // would add a delivery per transition, and a synchronous one on a `VirtualClock`.)
             if let total, !tick.isManual, tick.index >= total {
                 storage.remove(key, id: id)
             }
         }
-        return storage.install(Entry(id: id, timer: timer, targetIsAlive: targetIsAlive), forKey: key)
+        return storage.install(Entry(id: id, timer: timer, targetIsAlive: handler.targetIsAlive), forKey: key)
+    }
+
+    /// Schedules a timer under `key` that calls `body` with each tick: ``schedule(_:_:handler:)`` with
+    /// ``TimerHandler/tick(_:)``, as a trailing closure.
+    ///
+    /// - Parameters:
+    ///   - key: The key; an empty collection is rejected.
+    ///   - schedule: When the timer ticks.
+    ///   - body: Called for each tick.
+    /// - Returns: Whether an existing timer was replaced.
+    /// - Throws: ``TempoError`` as ``schedule(_:_:handler:)`` does.
+    @discardableResult
+    public func schedule(
+        _ key: Key, _ schedule: TimerSchedule, _ body: @escaping @Sendable (TimerTick) -> Void
+    ) throws(TempoError) -> Bool {
+        try self.schedule(key, schedule, handler: .tick(body))
+    }
+
+    /// Schedules a timer under `key` that calls `body` with its timer and each tick: ``schedule(_:_:handler:)``
+    /// with ``TimerHandler/timer(_:)``, as a trailing closure.
+    ///
+    /// - Parameters:
+    ///   - key: The key; an empty collection is rejected.
+    ///   - schedule: When the timer ticks.
+    ///   - body: Called with the key's timer and each tick.
+    /// - Returns: Whether an existing timer was replaced.
+    /// - Throws: ``TempoError`` as ``schedule(_:_:handler:)`` does.
+    @discardableResult
+    public func schedule(
+        _ key: Key, _ schedule: TimerSchedule, _ body: @escaping @Sendable (TempoTimer, TimerTick) -> Void
+    ) throws(TempoError) -> Bool {
+        try self.schedule(key, schedule, handler: .timer(body))
     }
 
     static func validate(_ key: Key) throws(TempoError) {

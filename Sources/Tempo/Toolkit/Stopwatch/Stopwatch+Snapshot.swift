@@ -39,12 +39,10 @@ extension Stopwatch {
     ///
     /// - Returns: The snapshot; encode it with any `Encoder`.
     public func snapshot() -> Snapshot {
-        let now = scheduler.now(clock)
-        let wallNow = scheduler.now(.wall)
-        return state.withLock { state in
+        state.withLock { state in
             Snapshot(
-                phase: state.phase, elapsed: state.elapsed(at: now), laps: state.laps, lapMark: state.lapMark,
-                wallTaken: state.phase == .running ? wallNow : nil)
+                phase: state.phase, elapsed: state.elapsed(at: scheduler.now(clock)), laps: state.laps,
+                lapMark: state.lapMark, wallTaken: state.phase == .running ? scheduler.now(.wall) : nil)
         }
     }
 

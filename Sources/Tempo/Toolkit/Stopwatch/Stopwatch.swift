@@ -23,8 +23,10 @@ import TempoLocks
 /// **Laps.** ``lap()`` records the elapsed time since the previous lap (or since the start) and returns it; paused
 /// time does not count. The laps add up to the elapsed time at the last lap.
 ///
-/// Thread-safety: every method may be called from any thread; reads and changes are atomic under one lock. No
-/// timer is armed, so a stopwatch costs nothing while it runs.
+/// Thread-safety: every method may be called from any thread; reads and changes are atomic under one lock, and the
+/// clock is read under that lock, so calls from several threads see the clock in the order they take effect (laps are
+/// never negative and ``elapsed`` never goes back while running). No timer is armed, so a stopwatch costs nothing
+/// while it runs.
 public final class Stopwatch: Sendable {
     /// The phase of a stopwatch.
     public enum Phase: String, Hashable, Sendable, Codable {
@@ -73,8 +75,7 @@ public final class Stopwatch: Sendable {
 
     /// The time counted so far: running time only, read from ``clock`` now.
     public var elapsed: Duration {
-        let now = scheduler.now(clock)
-        return state.withLock { $0.elapsed(at: now) }
+        state.withLock { $0.elapsed(at: scheduler.now(clock)) }
     }
 
     /// The recorded laps, oldest first.
@@ -87,9 +88,9 @@ public final class Stopwatch: Sendable {
     /// - Returns: `true` if it was idle and now runs; `false` otherwise (nothing changes).
     @discardableResult
     public func start() -> Bool {
-        let now = scheduler.now(clock)
-        return state.withLock { state in
+        state.withLock { state in
             guard state.phase == .idle else { return false }
+            let now = scheduler.now(clock)
             state.phase = .running
             state.runningSince = now
             return true
@@ -101,10 +102,9 @@ public final class Stopwatch: Sendable {
     /// - Returns: `true` if it was running and is now paused; `false` otherwise.
     @discardableResult
     public func pause() -> Bool {
-        let now = scheduler.now(clock)
-        return state.withLock { state in
+        state.withLock { state in
             guard state.phase == .running else { return false }
-            state.banked = state.elapsed(at: now)
+            state.banked = state.elapsed(at: scheduler.now(clock))
             state.phase = .paused
             return true
         }
@@ -115,11 +115,10 @@ public final class Stopwatch: Sendable {
     /// - Returns: `true` if it was paused and now runs; `false` otherwise.
     @discardableResult
     public func resume() -> Bool {
-        let now = scheduler.now(clock)
-        return state.withLock { state in
+        state.withLock { state in
             guard state.phase == .paused else { return false }
             state.phase = .running
-            state.runningSince = now
+            state.runningSince = scheduler.now(clock)
             return true
         }
     }
@@ -129,10 +128,9 @@ public final class Stopwatch: Sendable {
     /// - Returns: The lap, or `nil` when the stopwatch is idle (nothing is recorded).
     @discardableResult
     public func lap() -> Duration? {
-        let now = scheduler.now(clock)
-        return state.withLock { state -> Duration? in
+        state.withLock { state -> Duration? in
             guard state.phase != .idle else { return nil }
-            let elapsed = state.elapsed(at: now)
+            let elapsed = state.elapsed(at: scheduler.now(clock))
             let lap = elapsed - state.lapMark
             state.lapMark = elapsed
             state.laps.append(lap)

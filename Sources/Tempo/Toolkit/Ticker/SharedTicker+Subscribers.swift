@@ -1,46 +1,80 @@
 import Synchronization
 
 extension SharedTicker {
-    /// Subscribes `handler` to every `every`-th tick; the subscription lasts until the token is cancelled or
-    /// released.
+    /// Subscribes `handler` to every `every`-th tick; the first subscriber starts the ticker's timer.
     ///
-    /// The first call comes `every` ticks after this one (the first tick of a stopped ticker is due one interval
-    /// after the first subscriber arrived). Subscribing from a handler takes effect from the next tick.
+    /// A ``TimerHandler/tick(_:)``, ``TimerHandler/timer(_:)`` or ``TimerHandler/mainActor(_:)`` subscription
+    /// ends when ``TickerSubscription/cancel()`` is called or the token is released; a ``TimerHandler/weak(_:_:)``
+    /// one when its target dies or on `cancel()` (releasing the token does not end it). A ``TimerHandler/timer(_:)``
+    /// handler receives the ticker's shared timer. A ``TimerHandler/mainActor(_:)`` handler needs a ticker whose
+    /// schedule delivers on the main queue (`delivery: .queue(.main)`).
+    ///
+    /// - Parameters:
+    ///   - every: Call on every n-th tick (default 1: every tick), counted from the ticker's next tick.
+    ///   - handler: What runs on those ticks.
+    /// - Returns: The subscription.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `every` is below 1, or with
+    ///   ``TempoError/Code/invalidArgument`` for a main-actor handler on a ticker that does not deliver on the main
+    ///   queue.
+    @discardableResult
+    public func subscribe(every: Int = 1, handler: TimerHandler) throws(TempoError) -> TickerSubscription {
+        if handler.runsOnMainActor {
+            guard case .queue(let queue) = timer.currentDelivery.kind, MainQueue.contains(queue) else {
+                throw TempoError(
+                    .invalidArgument, value: "\(timer.currentDelivery)",
+                    message:
+                        "a main-actor subscriber needs a ticker that delivers on the main queue, not \(timer.currentDelivery)"
+                )
+            }
+        }
+        let body: TempoTimer.Handler
+        switch handler.body {
+        case .tick(let tick): body = tick
+        case .timer(let withTimer):
+            let timer = timer
+            body = { tick in withTimer(timer, tick) }
+        }
+        let id = try add(every: every, ownerIsAlive: handler.targetIsAlive, handler: body)
+        return TickerSubscription(ticker: self, id: id, endsOnRelease: handler.targetIsAlive == nil)
+    }
+
+    /// Subscribes `handler` under `id`, replacing the subscription `id` had: SingleTimer's observers de-duplicated
+    /// by id.
+    ///
+    /// Once this returns, the subscription `id` had before is ended (its handler is not called again, except for a
+    /// call another thread had already begun). Timing and handlers as for ``subscribe(every:handler:)``; releasing
+    /// the token does not end the subscription (a later subscription under `id`, ``TickerSubscription/cancel()`` or
+    /// a ``TimerHandler/weak(_:_:)`` target's death does).
+    ///
+    /// - Parameters:
+    ///   - id: The subscriber's identity.
+    ///   - every: Call on every n-th tick (default 1: every tick).
+    ///   - handler: What runs on those ticks.
+    /// - Returns: The subscription.
+    /// - Throws: ``TempoError`` as ``subscribe(every:handler:)`` does; the subscription `id` had is then kept.
+    @discardableResult
+    public func subscribe(
+        id: some Hashable & Sendable, every: Int = 1, handler: TimerHandler
+    ) throws(TempoError) -> TickerSubscription {
+        let subscription = try subscribe(every: every, handler: handler)
+        let key = SubscriberID(id)
+        let replaced = subscriptionsByID.withLock { $0.updateValue(subscription.id, forKey: key) }
+        // Outside the lock: ending a subscription may stop the timer.
+        if let replaced { remove(replaced) }
+        return TickerSubscription(ticker: self, id: subscription.detach(), endsOnRelease: false)
+    }
+
+    /// Subscribes `body` to every `every`-th tick: ``subscribe(every:handler:)`` with ``TimerHandler/tick(_:)``,
+    /// as a trailing closure. The subscription ends on cancel or when the token is released.
     ///
     /// - Parameters:
     ///   - every: Call on every n-th tick (default 1: every tick).
-    ///   - handler: Called with the underlying timer's tick.
+    ///   - body: Called with the underlying timer's tick.
     /// - Returns: The subscription; releasing it ends the subscription.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `every` is below 1.
-    public func subscribe(
-        every: Int = 1,
-        _ handler: @escaping TempoTimer.Handler
-    ) throws(TempoError) -> TickerSubscription {
-        let id = try add(every: every, ownerIsAlive: nil, handler: handler)
-        return TickerSubscription(ticker: self, id: id, endsOnRelease: true)
-    }
-
-    /// Subscribes a handler that receives `owner`, held weakly; the subscription ends when the owner dies.
-    ///
-    /// The owner needs no cleanup code: releasing the returned token does *not* end the subscription (cancel it
-    /// to end it earlier). A dead owner's subscription is dropped on the next tick, and is no longer counted
-    /// by ``subscriberCount`` at once.
-    ///
-    /// - Parameters:
-    ///   - owner: The object handed to `handler`, held weakly.
-    ///   - every: Call on every n-th tick (default 1).
-    ///   - handler: Called with the live owner and the tick.
-    /// - Returns: The subscription, for an early ``TickerSubscription/cancel()``.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `every` is below 1.
-    @discardableResult
-    public func subscribe<Owner: AnyObject & Sendable>(
-        owner: Owner,
-        every: Int = 1,
-        handler: @escaping @Sendable (Owner, TimerTick) -> Void
-    ) throws(TempoError) -> TickerSubscription {
-        let bound = WeakTarget(owner, handler)
-        let id = try add(every: every, ownerIsAlive: bound.isAlive, handler: bound.handler)
-        return TickerSubscription(ticker: self, id: id, endsOnRelease: false)
+    public func subscribe(every: Int = 1, _ body: @escaping TempoTimer.Handler) throws(TempoError) -> TickerSubscription
+    {
+        try subscribe(every: every, handler: .tick(body))
     }
 
     private func add(
@@ -114,8 +148,10 @@ extension SharedTicker {
 /// completes). Tokens keep their ticker alive. Thread-safe.
 public final class TickerSubscription: Sendable {
     private let ticker: SharedTicker
-    private let id: UInt64
+    let id: UInt64
     private let endsOnRelease: Bool
+    /// Whether another token took over ending the subscription (see ``detach()``).
+    private let detached = Atomic<Bool>(false)
 
     init(ticker: SharedTicker, id: UInt64, endsOnRelease: Bool) {
         self.ticker = ticker
@@ -124,7 +160,13 @@ public final class TickerSubscription: Sendable {
     }
 
     deinit {
-        if endsOnRelease { ticker.remove(id) }
+        if endsOnRelease && !detached.load(ordering: .relaxed) { ticker.remove(id) }
+    }
+
+    /// Hands the subscription to another token: releasing this one no longer ends it. Returns the id.
+    func detach() -> UInt64 {
+        detached.store(true, ordering: .relaxed)
+        return id
     }
 
     /// Whether the subscription is still active (not cancelled, released or orphaned by its owner's death).

@@ -5,10 +5,10 @@ import TempoLocks
 /// ticker instead of each owning a timer.
 ///
 /// ```swift
-/// let ticker = try SharedTicker(every: .milliseconds(250))
+/// let ticker = try SharedTicker(.every(.milliseconds(250)))
 /// let fast = try ticker.subscribe { tick in redrawSpinner() }               // every 250 ms
 /// let clock = try ticker.subscribe(every: 4) { tick in redrawClock() }      // every second
-/// try ticker.subscribe(owner: model, every: 20) { model, _ in model.save() }  // every 5 s while `model` lives
+/// try ticker.subscribe(every: 20, handler: .weak(model) { model, _ in model.save() })  // every 5 s while `model` lives
 /// ```
 ///
 /// ## Timing
@@ -31,7 +31,7 @@ import TempoLocks
 ///
 /// ## Ending a subscription
 /// A ``TickerSubscription`` ends when you call ``TickerSubscription/cancel()`` or release the token. A
-/// subscription with an owner (``subscribe(owner:every:handler:)``) ends when the owner dies: the owner needs
+/// subscription with a ``TimerHandler/weak(_:_:)`` handler (``subscribe(every:handler:)``) ends when the owner dies: the owner needs
 /// no cleanup code. Tokens keep the ticker alive; keep a reference to a ticker that has owner subscriptions.
 ///
 /// ## Cost
@@ -50,33 +50,37 @@ public final class SharedTicker: Sendable {
     /// Bumped (under the lock) whenever a subscription ends, so a tick under way knows to re-check.
     let removals = Atomic<UInt64>(0)
     let timer: TempoTimer
+    /// The subscription made under each id by ``subscribe(id:every:handler:)`` (entries of ended subscriptions stay
+    /// until their id subscribes again: removing an ended subscription does nothing).
+    let subscriptionsByID = TempoMutex<[SubscriberID: UInt64]>([:])
 
     /// The period of the underlying timer.
     public let interval: Duration
 
     /// Creates a ticker; nothing is armed until the first subscriber arrives.
     ///
+    /// ```swift
+    /// let ticker = try SharedTicker(.every(.seconds(1), leeway: .milliseconds(50)))
+    /// let token = try ticker.subscribe { tick in redraw(tick) }
+    /// ```
+    ///
     /// - Parameters:
-    ///   - interval: The period of the underlying timer, the finest any subscriber gets.
-    ///   - leeway: How late a tick may run to batch wakeups.
-    ///   - latePolicy: What happens to missed ticks (default ``LateTickPolicy/coalesce``).
-    ///   - delivery: Where handlers run (default ``TimerDelivery/privateQueue``: a serial lane of the timer on the
-    ///     shared delivery pool).
-    ///   - clock: The clock the ticks are measured on.
+    ///   - schedule: The underlying timer's schedule: an ``TimerSchedule/every(_:repeats:first:leeway:latePolicy:delivery:clock:)``
+    ///     schedule that repeats forever (its interval is the finest any subscriber gets). Its delivery is where
+    ///     every subscriber's handler runs (the main queue for ``TimerHandler/mainActor(_:)`` subscribers).
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
-    /// - Throws: ``TempoError`` when `interval` or `leeway` is invalid.
-    public init(
-        every interval: Duration,
-        leeway: Duration = .zero,
-        latePolicy: LateTickPolicy = .coalesce,
-        delivery: TimerDelivery = .privateQueue,
-        clock: TimerClock = .monotonic,
-        scheduler: any TimerScheduler = SystemScheduler.shared
-    ) throws(TempoError) {
+    /// - Throws: ``TempoError`` when the interval or leeway is invalid, or with ``TempoError/Code/invalidArgument``
+    ///   for a one-shot or finite schedule (a ticker ticks for as long as it has subscribers).
+    public init(_ schedule: TimerSchedule, scheduler: any TimerScheduler = SystemScheduler.shared) throws(TempoError) {
+        guard let interval = schedule.interval, schedule.repeats == .forever else {
+            throw TempoError(
+                .invalidArgument, value: "\(schedule.repeats)",
+                message:
+                    "a shared ticker repeats forever: use .every(_:) without a count, got repeats \(schedule.repeats)")
+        }
         let relay = WeakRelay<SharedTicker>()
         self.interval = interval
-        let configuration = TempoTimer.Configuration(
-            every: interval, leeway: leeway, latePolicy: latePolicy, delivery: delivery, clock: clock)
+        let configuration = try schedule.configuration(delivery: schedule.delivery) { scheduler.now(schedule.clock) }
         timer = try relay.timer(configuration, scheduler: scheduler) { ticker, tick in ticker.deliver(tick) }
         relay.object = self
     }
@@ -124,4 +128,13 @@ public final class SharedTicker: Sendable {
             }
         }
     }
+}
+
+/// A subscriber id of ``SharedTicker/subscribe(id:every:handler:)``.
+///
+/// `@unchecked Sendable`: `AnyHashable` is not `Sendable`, but the only initializer takes a `Hashable & Sendable`
+/// value, so the wrapped value is `Sendable`.
+struct SubscriberID: Hashable, @unchecked Sendable {
+    let base: AnyHashable
+    init(_ id: some Hashable & Sendable) { base = AnyHashable(id) }
 }

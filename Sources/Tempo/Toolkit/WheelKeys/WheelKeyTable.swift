@@ -117,4 +117,13 @@ struct WheelKeyTable<Key: Hashable, Payload> {
         }
         for slot in free { precondition(entries[Int(slot)] == nil, "free slot \(slot) holds an entry") }
     }
+
+    /// Checks ``_checkInvariants()`` and that every entry's timer is armed on `wheel`; traps otherwise. The keyed
+    /// toolkit types call it under their lock, while no expiry is being delivered.
+    func _checkInvariants(armedOn wheel: TimingWheel) {
+        _checkInvariants()
+        for slot in slots.values {
+            precondition(wheel.isArmed(self[slot].handle), "the entry in slot \(slot) has no armed timer")
+        }
+    }
 }

@@ -72,7 +72,7 @@ struct TickAllocationTests {
     func aRepeatingTimerAllocatesNothingPerTick(delivery name: String) throws {
         let ticks = Ticks()
         let delivery: TimerDelivery = name == "immediate" ? .immediate : .privateQueue
-        let timer = try TempoTimer.every(.milliseconds(1), delivery: delivery) { _ in ticks.add() }
+        let timer = try TempoTimer(.every(.milliseconds(1), delivery: delivery)) { _ in ticks.add() }.start()
         defer { timer.cancel() }
         let perTick = try #require(Self.allocationsPerTick(ticks), "the timer did not tick 650 times in 60 s")
         print("TempoTimer (\(name) delivery): \(perTick) allocations per tick")
@@ -81,7 +81,7 @@ struct TickAllocationTests {
 
     @Test func aSharedTickerAllocatesNothingPerTick() throws {
         let ticks = Ticks()
-        let ticker = try SharedTicker(every: .milliseconds(1))
+        let ticker = try SharedTicker(.every(.milliseconds(1)))
         let subscription = try ticker.subscribe(every: 1) { _ in ticks.add() }
         defer { subscription.cancel() }
         let perTick = try #require(Self.allocationsPerTick(ticks), "the ticker did not tick 650 times in 60 s")

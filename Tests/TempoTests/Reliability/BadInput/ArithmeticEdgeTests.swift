@@ -133,7 +133,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer(
-            every: .nanoseconds(1), latePolicy: policy, delivery: .immediate, clock: .wall, scheduler: clock
+            .every(.nanoseconds(1), latePolicy: policy, delivery: .immediate, clock: .wall), scheduler: clock
         ) { tick in log.record(tick) }
         timer.start()
         clock.adjustWallClock(by: .seconds(300 * 365 * 86_400))

@@ -6,34 +6,35 @@ extension BadInput {
     static var toolkitRows: [BadInput] {
         var rows: [BadInput] = [
             BadInput("TimerRegistry.schedule(\"\")", .invalidKey, value: "\"\"") {
-                try TimerRegistry<String>(scheduler: VirtualClock()).schedule("", every: .seconds(1)) { _ in }
+                try TimerRegistry<String>(scheduler: VirtualClock()).schedule("", .every(.seconds(1))) { _ in }
             },
             BadInput("TimerRegistry.schedule(\"\", after:)", .invalidKey, value: "\"\"") {
-                try TimerRegistry<String>(scheduler: VirtualClock()).schedule("", after: .seconds(1)) { _ in }
+                try TimerRegistry<String>(scheduler: VirtualClock()).schedule("", .after(.seconds(1))) { _ in }
             },
             BadInput("TimerRegistry<[Int]>.schedule([])", .invalidKey, value: "\"[]\"") {
-                try TimerRegistry<[Int]>(scheduler: VirtualClock()).schedule([], every: .seconds(1)) { _ in }
+                try TimerRegistry<[Int]>(scheduler: VirtualClock()).schedule([], .every(.seconds(1))) { _ in }
             },
             BadInput("TimerRegistry.schedule(target:) empty key", .invalidKey, value: "\"\"") {
                 try TimerRegistry<String>(scheduler: VirtualClock()).schedule(
-                    "", target: Canary(), configuration: .init(every: .seconds(1))
-                ) { _, _ in }
+                    "", .every(.seconds(1)), handler: .weak(Canary()) { _, _ in })
             },
         ]
         for count in badCounts {
             rows += [
                 BadInput("TimerRegistry.schedule(repeats: .times(\(count)))", .invalidCount, value: "\(count)") {
                     try TimerRegistry<String>(scheduler: VirtualClock()).schedule(
-                        "k", every: .seconds(1), repeats: .times(count)
+                        "k", .every(.seconds(1), repeats: .times(count))
                     ) { _ in }
                 },
                 BadInput("SharedTicker.subscribe(every: \(count))", .invalidCount, value: "\(count)") {
-                    _ = try SharedTicker(every: .seconds(1), scheduler: VirtualClock()).subscribe(every: count) { _ in }
+                    _ = try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock()).subscribe(every: count) { _ in
+                    }
                 },
-                BadInput("SharedTicker.subscribe(owner:every: \(count))", .invalidCount, value: "\(count)") {
-                    try SharedTicker(every: .seconds(1), scheduler: VirtualClock()).subscribe(
-                        owner: Canary(), every: count
-                    ) { _, _ in }
+                BadInput(
+                    "SharedTicker.subscribe(handler: .weak(every: \(count), None))", .invalidCount, value: "\(count)"
+                ) {
+                    try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock()).subscribe(
+                        every: count, handler: .weak(Canary()) { _, _ in })
                 },
             ]
         }
@@ -41,13 +42,13 @@ extension BadInput {
             let value = interval.exactDescription
             rows += [
                 BadInput("TimerRegistry.schedule(every: \(value))", .invalidInterval, value: value) {
-                    try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", every: interval) { _ in }
+                    try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", .every(interval)) { _ in }
                 },
                 BadInput("TimerRegistry.schedule(after: \(value))", .invalidInterval, value: value) {
-                    try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", after: interval) { _ in }
+                    try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", .after(interval)) { _ in }
                 },
-                BadInput("SharedTicker(every: \(value))", .invalidInterval, value: value) {
-                    _ = try SharedTicker(every: interval, scheduler: VirtualClock())
+                BadInput("SharedTicker(.every(\(value)))", .invalidInterval, value: value) {
+                    _ = try SharedTicker(.every(interval), scheduler: VirtualClock())
                 },
                 BadInput("Countdown(every: \(value))", .invalidInterval, value: value) {
                     _ = try Countdown(duration: .seconds(10), every: interval, scheduler: VirtualClock()) { _ in
@@ -123,7 +124,7 @@ extension BadInput {
         for leeway in badLeeways {
             rows += [
                 BadInput("SharedTicker(leeway: \(leeway))", .invalidLeeway, value: leeway.exactDescription) {
-                    _ = try SharedTicker(every: .seconds(1), leeway: leeway, scheduler: VirtualClock())
+                    _ = try SharedTicker(.every(.seconds(1), leeway: leeway), scheduler: VirtualClock())
                 },
                 BadInput("Countdown(leeway: \(leeway))", .invalidLeeway, value: leeway.exactDescription) {
                     _ = try Countdown(duration: .seconds(1), leeway: leeway, scheduler: VirtualClock()) { _ in

@@ -54,36 +54,41 @@ extension BadInput {
         for interval in badIntervals {
             let value = interval.exactDescription
             rows += [
-                BadInput("init(configuration:) interval \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(configuration: .init(every: interval), scheduler: VirtualClock())
+                BadInput("init(_: .every) interval \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(.every(interval), scheduler: VirtualClock())
+                },
+                BadInput("init(_: .after) delay \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(.after(interval), scheduler: VirtualClock())
                 },
                 BadInput("init(every:target:) interval \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(every: interval, target: Canary(), scheduler: VirtualClock()) { _, _ in }
+                    _ = try TempoTimer(
+                        .every(interval), scheduler: VirtualClock(), handler: .weak(Canary()) { _, _ in })
                 },
                 BadInput("once(after:) delay \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer.once(after: interval, scheduler: VirtualClock()) { _ in }
+                    _ = try TempoTimer(.after(interval), scheduler: VirtualClock()) { _ in }.start()
                 },
                 BadInput("reset(interval:) \(value)", .invalidInterval, value: value) {
-                    let timer = try TempoTimer(every: .seconds(1), scheduler: VirtualClock())
+                    let timer = try TempoTimer(.every(.seconds(1)), scheduler: VirtualClock())
                     timer.start()
                     defer { timer.cancel() }
                     try timer.reset(interval: interval)
                 },
-                BadInput("Configuration.validate() interval \(value)", .invalidInterval, value: value) {
-                    try TempoTimer.Configuration(every: interval).validate()
+                BadInput("registry schedule(_:_:) interval \(value)", .invalidInterval, value: value) {
+                    try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", .every(interval)) { _ in }
                 },
             ]
         }
         for count in badCounts {
             rows += [
                 BadInput("init(every:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
-                    _ = try TempoTimer(every: .seconds(1), repeats: .times(count), scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(.seconds(1), repeats: .times(count)), scheduler: VirtualClock())
                 },
                 BadInput("init(every:target:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
-                    _ = try TempoTimer(every: .seconds(1), target: Canary(), repeats: .times(count)) { _, _ in }
+                    _ = try TempoTimer(
+                        .every(.seconds(1), repeats: .times(count)), handler: .weak(Canary()) { _, _ in })
                 },
                 BadInput("init(seconds:repeats:) .times(\(count))", .invalidCount, value: "\(count)") {
-                    _ = try TempoTimer(seconds: 1, repeats: .times(count), scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(.seconds(1), repeats: .times(count)), scheduler: VirtualClock())
                 },
             ]
         }
@@ -91,23 +96,24 @@ extension BadInput {
             let value = leeway.exactDescription
             rows += [
                 BadInput("setLeeway(_:) \(value)", .invalidLeeway, value: value) {
-                    try TempoTimer(every: .seconds(1), scheduler: VirtualClock()).setLeeway(leeway)
+                    try TempoTimer(.every(.seconds(1)), scheduler: VirtualClock()).setLeeway(leeway)
                 },
                 BadInput("once(after:leeway:) \(value)", .invalidLeeway, value: value) {
-                    _ = try TempoTimer.once(after: .seconds(1), leeway: leeway, scheduler: VirtualClock()) { _ in }
+                    _ = try TempoTimer(.after(.seconds(1), leeway: leeway), scheduler: VirtualClock()) { _ in }.start()
                 },
                 BadInput("once(at:leeway:) \(value)", .invalidLeeway, value: value) {
                     let clock = VirtualClock()
-                    _ = try TempoTimer.once(at: clock.now(.monotonic) + .seconds(1), leeway: leeway, scheduler: clock) {
+                    _ = try TempoTimer(
+                        .at(.monotonic(clock.now(.monotonic) + .seconds(1)), leeway: leeway), scheduler: clock
+                    ) {
                         _ in
-                    }
+                    }.start()
                 },
                 BadInput("init(every:target:leeway:) \(value)", .invalidLeeway, value: value) {
-                    _ = try TempoTimer(every: .seconds(1), target: Canary(), leeway: leeway) { _, _ in }
+                    _ = try TempoTimer(.every(.seconds(1), leeway: leeway), handler: .weak(Canary()) { _, _ in })
                 },
-                BadInput("init(configuration:) leeway \(value)", .invalidLeeway, value: value) {
-                    _ = try TempoTimer(
-                        configuration: .init(every: .seconds(1), leeway: leeway), scheduler: VirtualClock())
+                BadInput("init(_: .every leeway:) \(value)", .invalidLeeway, value: value) {
+                    _ = try TempoTimer(.every(.seconds(1), leeway: leeway), scheduler: VirtualClock())
                 },
             ]
         }
@@ -115,10 +121,10 @@ extension BadInput {
             let value = delay.exactDescription
             rows += [
                 BadInput("init(every:first: .after) \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(every: .seconds(1), first: .after(delay), scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(.seconds(1), first: .after(delay)), scheduler: VirtualClock())
                 },
                 BadInput("init(every:target:first: .after) \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(every: .seconds(1), target: Canary(), first: .after(delay)) { _, _ in }
+                    _ = try TempoTimer(.every(.seconds(1), first: .after(delay)), handler: .weak(Canary()) { _, _ in })
                 },
             ]
         }
@@ -129,7 +135,7 @@ extension BadInput {
                     "init(seconds:) \(seconds)", .invalidInterval,
                     value: seconds == 1e-10 ? "0.0000000001 seconds" : "\(seconds)"
                 ) {
-                    _ = try TempoTimer(seconds: seconds, scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(seconds: seconds), scheduler: VirtualClock())
                 }
             )
         }
@@ -138,7 +144,7 @@ extension BadInput {
             let deadline = clock.now(.monotonic) - past
             rows.append(
                 BadInput("once(at:) \(past) in the past", .invalidInstant, value: "\(deadline)") {
-                    _ = try TempoTimer.once(at: deadline, ifPast: .throw, scheduler: clock) { _ in }
+                    _ = try TempoTimer(.at(.monotonic(deadline), ifPast: .throw), scheduler: clock) { _ in }.start()
                 }
             )
         }
@@ -150,10 +156,10 @@ extension BadInput {
             let instant = TimerInstant(offset: offset)
             rows += [
                 BadInput("init(every:first: .at) \(instant)", .invalidInstant, value: "\(instant)") {
-                    _ = try TempoTimer(every: .seconds(1), first: .at(instant), scheduler: VirtualClock())
+                    _ = try TempoTimer(.every(.seconds(1), first: .at(.monotonic(instant))), scheduler: VirtualClock())
                 },
                 BadInput("once(at:) \(instant)", .invalidInstant, value: "\(instant)") {
-                    _ = try TempoTimer.once(at: instant, scheduler: VirtualClock()) { _ in }
+                    _ = try TempoTimer(.at(.monotonic(instant)), scheduler: VirtualClock()) { _ in }.start()
                 },
             ]
         }
@@ -161,7 +167,7 @@ extension BadInput {
             let deadline = SystemScheduler.shared.now(clock) - .milliseconds(1)
             rows.append(
                 BadInput("once(at:) 1 ms ago on the real \(clock) clock", .invalidInstant, value: "\(deadline)") {
-                    _ = try TempoTimer.once(at: deadline, ifPast: .throw, clock: clock) { _ in }
+                    _ = try TempoTimer(.at(TimerDeadline(deadline, clock: clock), ifPast: .throw)) { _ in }.start()
                 }
             )
         }

@@ -8,24 +8,23 @@ import Testing
     @Test func intervalsAndLeewaysOneAttosecondPastEachLimitAreRejected() throws {
         let attosecond = Duration(attoseconds: 1)
         for interval in [Duration.nanoseconds(1), TempoError.maximumDuration] {
-            #expect(throws: Never.self) { try TempoTimer(every: interval) }
+            #expect(throws: Never.self) { try TempoTimer(.every(interval)) }
         }
         for interval in [Duration.nanoseconds(1) - attosecond, TempoError.maximumDuration + attosecond] {
-            #expect(throws: TempoError.self) { try TempoTimer(every: interval) }
+            #expect(throws: TempoError.self) { try TempoTimer(.every(interval)) }
         }
         for leeway in [Duration.zero, TempoError.maximumDuration] {
-            #expect(throws: Never.self) { try TempoTimer(every: .seconds(1), leeway: leeway) }
+            #expect(throws: Never.self) { try TempoTimer(.every(.seconds(1), leeway: leeway)) }
         }
         for leeway in [.zero - attosecond, TempoError.maximumDuration + attosecond] {
-            #expect(throws: TempoError.self) { try TempoTimer(every: .seconds(1), leeway: leeway) }
+            #expect(throws: TempoError.self) { try TempoTimer(.every(.seconds(1), leeway: leeway)) }
         }
     }
 
     @Test func theLongestIntervalIsAcceptedAndTicksExactlyThen() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(
-            every: TempoError.maximumDuration, repeats: .times(2), scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(TempoError.maximumDuration, repeats: .times(2)), scheduler: clock, log.record)
         timer.start()
         #expect(timer.timeUntilNextTick == TempoError.maximumDuration)
         clock.advance(by: TempoError.maximumDuration - .nanoseconds(1))
@@ -33,7 +32,7 @@ import Testing
         clock.advance(by: .nanoseconds(1))
         #expect(log.indices == [1])
         timer.cancel()
-        let real = try TempoTimer(every: TempoError.maximumDuration, leeway: TempoError.maximumDuration) { _ in }
+        let real = try TempoTimer(.every(TempoError.maximumDuration, leeway: TempoError.maximumDuration)) { _ in }
         real.start()
         #expect(real.state == .running)
         real.cancel()
@@ -43,7 +42,7 @@ import Testing
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer(
-            every: .seconds(1), leeway: TempoError.maximumDuration, scheduler: clock, handler: log.record)
+            .every(.seconds(1), leeway: TempoError.maximumDuration), scheduler: clock, log.record)
         try timer.setLeeway(TempoError.maximumDuration)
         timer.start()
         clock.advance(by: .seconds(1))
@@ -55,7 +54,7 @@ import Testing
     @Test func aOneNanosecondIntervalTicksEveryNanosecond() throws {
         let clock = VirtualClock()
         let log = TickLog()
-        let timer = try TempoTimer(every: .nanoseconds(1), latePolicy: .burst, scheduler: clock, handler: log.record)
+        let timer = try TempoTimer(.every(.nanoseconds(1), latePolicy: .burst), scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .nanoseconds(5))
         #expect(log.indices == [1, 2, 3, 4, 5])
@@ -65,7 +64,7 @@ import Testing
     @Test func aOneShotAtTheCurrentInstantIsAcceptedAndFiresAtOnce() throws {
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(5)))
         let log = TickLog()
-        try TempoTimer.once(at: clock.now(.monotonic), scheduler: clock, handler: log.record)
+        try TempoTimer(.at(.monotonic(clock.now(.monotonic))), scheduler: clock, log.record).start()
         clock.advance(by: .zero)
         #expect(log.all.map(\.lateness) == [.zero])
     }
@@ -75,13 +74,8 @@ import Testing
         let clock = VirtualClock(monotonic: TimerInstant(offset: .seconds(1_000)))
         let log = TickLog()
         let timer = try TempoTimer(
-            every: .seconds(1),
-            repeats: .times(2_000),
-            first: .at(.zero),
-            latePolicy: policy,
-            scheduler: clock,
-            handler: log.record
-        )
+            .every(.seconds(1), repeats: .times(2_000), first: .at(.monotonic(.zero)), latePolicy: policy),
+            scheduler: clock, log.record)
         timer.start()
         clock.advance(by: .zero)
         switch policy {
@@ -103,7 +97,7 @@ import Testing
         let log = TickLog()
         let box = WeakTimerBox()
         let timer = try TempoTimer(
-            every: .nanoseconds(1), first: .at(TimerInstant(offset: .zero - limit)), latePolicy: policy,
+            .every(.nanoseconds(1), first: .at(.monotonic(TimerInstant(offset: .zero - limit))), latePolicy: policy),
             scheduler: clock
         ) { tick in
             log.record(tick)
@@ -137,10 +131,10 @@ import Testing
     }
 
     @Test func theLargestCountIsAccepted() throws {
-        let timer = try TempoTimer(every: .seconds(1), repeats: .times(Int.max), scheduler: VirtualClock())
+        let timer = try TempoTimer(.every(.seconds(1), repeats: .times(Int.max)), scheduler: VirtualClock())
         #expect(timer.remainingCount == Int.max)
         let delayed = try TempoTimer(
-            every: .seconds(1), first: .after(TempoError.maximumDuration), scheduler: VirtualClock())
+            .every(.seconds(1), first: .after(TempoError.maximumDuration)), scheduler: VirtualClock())
         delayed.start()
         #expect(delayed.timeUntilNextTick == TempoError.maximumDuration)
         delayed.cancel()

@@ -39,16 +39,17 @@ import Testing
                 switch Int.random(in: 0..<3, using: &fuzz) {
                 case 0: .afterInterval
                 case 1: .after(fuzz.duration())
-                default: .at(fuzz.instant(near: clock.now(timerClock)))
+                default: .at(TimerDeadline(fuzz.instant(near: clock.now(timerClock)), clock: timerClock))
                 }
             // Burst delivers up to a million ticks per wakeup by design; keep it to modest intervals here.
             let policy = fuzz.policy()
             let interval = policy == .burst ? .seconds(Int64.random(in: 1...100, using: &fuzz)) : fuzz.interval()
             guard
                 let timer = try? TempoTimer(
-                    every: interval, repeats: fuzz.repeats(), first: first, leeway: fuzz.duration(),
-                    latePolicy: policy, delivery: .immediate, clock: timerClock, scheduler: clock,
-                    handler: { early.check($0, clock: clock, on: timerClock) })
+                    .every(
+                        interval, repeats: fuzz.repeats(), first: first, leeway: fuzz.duration(), latePolicy: policy,
+                        delivery: .immediate, clock: timerClock), scheduler: clock,
+                    { early.check($0, clock: clock, on: timerClock) })
             else { continue }
             timer.start()
             // The interval in force: a jump's monotonic step is bounded by it, because the virtual clock runs every
@@ -80,9 +81,10 @@ import Testing
         for _ in 0..<Fuzzer.cases {
             let clock = VirtualClock()
             let timerClock = fuzz.clock()
-            (try? TempoTimer.once(after: fuzz.duration(), clock: timerClock, scheduler: clock) { _ in })?.start()
+            (try? TempoTimer(.after(fuzz.duration(), clock: timerClock), scheduler: clock) { _ in }.start())?.start()
             let deadline = fuzz.instant(near: clock.now(timerClock))
-            (try? TempoTimer.once(at: deadline, clock: timerClock, scheduler: clock) { _ in })?.start()
+            (try? TempoTimer(.at(TimerDeadline(deadline, clock: timerClock)), scheduler: clock) { _ in }.start())?
+                .start()
             fuzz.jump(clock, monotonicLimit: .milliseconds(1))
             if let parsed = try? DurationParser.parse(fuzz.text()) {
                 #expect(parsed > .zero && parsed <= TempoError.maximumDuration)
@@ -98,10 +100,8 @@ import Testing
             let period = fuzz.interval()
             let registry = TimerRegistry<String>(scheduler: clock)
             let key = fuzz.chance(10) ? "" : fuzz.text()
-            _ = try? registry.schedule(
-                key, configuration: .init(every: period, repeats: fuzz.repeats(), delivery: .immediate)
-            ) { _ in }
-            let ticker = try? SharedTicker(every: period, leeway: fuzz.duration(), scheduler: clock)
+            _ = try? registry.schedule(key, .every(period, repeats: fuzz.repeats(), delivery: .immediate)) { _ in }
+            let ticker = try? SharedTicker(.every(period, leeway: fuzz.duration()), scheduler: clock)
             let subscription = try? ticker?.subscribe(every: fuzz.count()) { _ in }
             let countdown = try? Countdown(
                 duration: fuzz.duration(), every: period, leeway: fuzz.duration(), scheduler: clock,

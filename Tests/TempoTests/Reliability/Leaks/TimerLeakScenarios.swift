@@ -26,18 +26,18 @@ extension LeakScenario {
         },
         virtual("finished one-shot nobody holds") { clock, tracker in
             let canary = tracker.canary("one-shot handler capture")
-            let timer = try TempoTimer.once(after: .seconds(1), scheduler: clock) { _ in withExtendedLifetime(canary) {}
-            }
+            let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock) { _ in withExtendedLifetime(canary) {}
+            }.start()
             tracker.track("one-shot", timer)
             clock.advance(by: .seconds(1))
         },
         real("finished one-shot on the real scheduler") { tracker in
             let canary = tracker.canary("one-shot handler capture")
             let done = DispatchSemaphore(value: 0)
-            let timer = try TempoTimer.once(after: .microseconds(100)) { _ in
+            let timer = try TempoTimer(.after(.microseconds(100))) { _ in
                 withExtendedLifetime(canary) {}
                 done.signal()
-            }
+            }.start()
             tracker.track("one-shot", timer)
             _ = done.wait(timeout: .now() + 10)
         },
@@ -52,9 +52,11 @@ extension LeakScenario {
         virtual("weak-target timer whose owner died") { clock, tracker in
             var owner: Canary? = tracker.canary("owner")
             let canary = tracker.canary("target handler capture")
-            let timer = try TempoTimer(every: .seconds(1), target: owner!, scheduler: clock) { _, _ in
-                withExtendedLifetime(canary) {}
-            }
+            let timer = try TempoTimer(
+                .every(.seconds(1)), scheduler: clock,
+                handler: .weak(owner!) { _, _ in
+                    withExtendedLifetime(canary) {}
+                })
             tracker.track("target timer", timer).start()
             clock.advance(by: .seconds(1))
             owner = nil
@@ -63,9 +65,11 @@ extension LeakScenario {
         real("weak-target timer whose owner died mid-run, on the real scheduler") { tracker in
             var owner: Canary? = tracker.canary("owner")
             let ticked = DispatchSemaphore(value: 0)
-            let timer = try TempoTimer(every: .microseconds(100), target: owner!, latePolicy: .burst) { _, _ in
-                ticked.signal()
-            }
+            let timer = try TempoTimer(
+                .every(.microseconds(100), latePolicy: .burst),
+                handler: .weak(owner!) { _, _ in
+                    ticked.signal()
+                })
             tracker.track("target timer", timer).start()
             _ = ticked.wait(timeout: .now() + 10)
             owner = nil
@@ -89,7 +93,7 @@ extension LeakScenario {
             let done = DispatchSemaphore(value: 0)
             let box = WeakTimerBox()
             let canary = tracker.canary("self-cancelling handler capture")
-            let timer = try TempoTimer(every: .microseconds(100)) { _ in
+            let timer = try TempoTimer(.every(.microseconds(100))) { _ in
                 withExtendedLifetime(canary) {}
                 box.timer?.cancel()
                 done.signal()
@@ -110,7 +114,7 @@ extension LeakScenario {
             gate.signal()
         },
         virtual("removed observer is released while its timer runs on") { clock, tracker in
-            let timer = try TempoTimer(every: .seconds(1), scheduler: clock)
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock)
             let canary = tracker.canary("removed observer capture")
             let token = timer.addObserver { _ in withExtendedLifetime(canary) {} }
             timer.start()
@@ -120,7 +124,7 @@ extension LeakScenario {
             tracker.atEnd { timer.cancel() }
         },
         virtual("replaced state handler is released") { clock, tracker in
-            let timer = try TempoTimer(every: .seconds(1), scheduler: clock)
+            let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock)
             let canary = tracker.canary("old state handler capture")
             timer.onStateChange { _ in withExtendedLifetime(canary) {} }
             timer.start()
@@ -153,11 +157,7 @@ extension LeakScenario {
         let observerCapture = tracker.canary("observer capture")
         let stateCapture = tracker.canary("state handler capture")
         let timer = try TempoTimer(
-            every: interval,
-            repeats: repeats,
-            latePolicy: latePolicy,
-            delivery: delivery,
-            clock: clock,
+            .every(interval, repeats: repeats, latePolicy: latePolicy, delivery: delivery, clock: clock),
             scheduler: scheduler
         ) { _ in withExtendedLifetime(handlerCapture) {} }
         timer.addObserver { _ in withExtendedLifetime(observerCapture) {} }

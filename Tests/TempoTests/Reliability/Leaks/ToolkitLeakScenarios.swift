@@ -14,7 +14,7 @@ extension LeakScenario {
         virtual("registry entry cancelled by key") { clock, tracker in
             let registry = TimerRegistry<String>(scheduler: clock)
             let capture = tracker.canary("registry handler capture")
-            try registry.schedule("poll", every: .seconds(1)) { _ in withExtendedLifetime(capture) {} }
+            try registry.schedule("poll", .every(.seconds(1))) { _ in withExtendedLifetime(capture) {} }
             clock.advance(by: .seconds(2))
             registry.cancel("poll")
             tracker.atEnd { withExtendedLifetime(registry) {} }
@@ -23,34 +23,34 @@ extension LeakScenario {
             let registry = TimerRegistry<String>(scheduler: clock)
             let first = tracker.canary("replaced entry capture")
             let second = tracker.canary("one-shot capture")
-            try registry.schedule("a", every: .seconds(1)) { _ in withExtendedLifetime(first) {} }
-            try registry.schedule("a", after: .seconds(1)) { _ in withExtendedLifetime(second) {} }
+            try registry.schedule("a", .every(.seconds(1))) { _ in withExtendedLifetime(first) {} }
+            try registry.schedule("a", .after(.seconds(1))) { _ in withExtendedLifetime(second) {} }
             clock.advance(by: .seconds(1))
             tracker.atEnd { withExtendedLifetime(registry) {} }
         },
         virtual("registry dropped with running entries") { clock, tracker in
             let registry = tracker.track("registry", TimerRegistry<String>(scheduler: clock))
             let capture = tracker.canary("registry handler capture")
-            try registry.schedule("a", every: .seconds(1)) { _ in withExtendedLifetime(capture) {} }
-            try registry.schedule("b", every: .seconds(2)) { _ in withExtendedLifetime(capture) {} }
+            try registry.schedule("a", .every(.seconds(1))) { _ in withExtendedLifetime(capture) {} }
+            try registry.schedule("b", .every(.seconds(2))) { _ in withExtendedLifetime(capture) {} }
             clock.advance(by: .seconds(3))
         },
         virtual("registry entry whose target died") { clock, tracker in
             let registry = TimerRegistry<String>(scheduler: clock)
             var target: Canary? = tracker.canary("registry target")
-            try registry.schedule("a", target: target!, configuration: .init(every: .seconds(1))) { _, _ in }
+            try registry.schedule("a", .every(.seconds(1)), handler: .weak(target!) { _, _ in })
             clock.advance(by: .seconds(1))
             target = nil
             clock.advance(by: .seconds(1))
             tracker.atEnd { withExtendedLifetime(registry) {} }
         },
         virtual("ticker subscriptions cancelled, released and orphaned") { clock, tracker in
-            let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+            let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
             let captures = (0..<3).map { tracker.canary("subscriber capture \($0)") }
             let cancelled = try ticker.subscribe { _ in withExtendedLifetime(captures[0]) {} }
             var released: TickerSubscription? = try ticker.subscribe { _ in withExtendedLifetime(captures[1]) {} }
             var owner: Canary? = tracker.canary("subscriber owner")
-            try ticker.subscribe(owner: owner!) { _, _ in withExtendedLifetime(captures[2]) {} }
+            try ticker.subscribe(handler: .weak(owner!) { _, _ in withExtendedLifetime(captures[2]) {} })
             clock.advance(by: .seconds(1))
             cancelled.cancel()
             released = nil
@@ -60,7 +60,7 @@ extension LeakScenario {
             tracker.atEnd { withExtendedLifetime(ticker) {} }
         },
         virtual("ticker dropped with its tokens") { clock, tracker in
-            let ticker = tracker.track("ticker", try SharedTicker(every: .seconds(1), scheduler: clock))
+            let ticker = tracker.track("ticker", try SharedTicker(.every(.seconds(1)), scheduler: clock))
             let capture = tracker.canary("subscriber capture")
             let token = try ticker.subscribe { _ in withExtendedLifetime(capture) {} }
             clock.advance(by: .seconds(2))
@@ -125,7 +125,7 @@ extension LeakScenario {
         real("registry entries on the real scheduler, cancelled") { tracker in
             let registry = TimerRegistry<String>()
             let capture = tracker.canary("registry handler capture")
-            try registry.schedule("a", every: .microseconds(100)) { _ in withExtendedLifetime(capture) {} }
+            try registry.schedule("a", .every(.microseconds(100))) { _ in withExtendedLifetime(capture) {} }
             usleep(2_000)
             registry.cancelAll()
         },

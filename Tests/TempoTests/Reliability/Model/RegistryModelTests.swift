@@ -72,7 +72,7 @@ import Testing
                 let now = clock.now(timerClock)
                 log.append("schedule(\(key), #\(id), \(interval), \(repeats), \(timerClock), \(delivery))")
                 try registry.schedule(
-                    key, every: interval, repeats: repeats, latePolicy: policy, delivery: delivery, clock: timerClock
+                    key, .every(interval, repeats: repeats, latePolicy: policy, delivery: delivery, clock: timerClock)
                 ) { tick in
                     // Inside its own handler, the entry is current: a query must not make it disappear.
                     if !registry.contains(key) {

@@ -22,6 +22,7 @@ struct TimerModel {
     }
 
     private(set) var interval: Duration
+    private let repeatsOnce: Bool
     /// The interval the timer was created with (``reset(interval:)`` may change ``interval``).
     let initialInterval: Duration
     let total: Int?
@@ -44,15 +45,16 @@ struct TimerModel {
     /// Events produced since the last ``takeEvents()``.
     private var events: [Event] = []
 
-    init(configuration: TempoTimer.Configuration, now: [TimerClock: TimerInstant]) {
+    init(configuration: TimerSetup, now: [TimerClock: TimerInstant]) {
         interval = configuration.interval
         initialInterval = configuration.interval
+        repeatsOnce = configuration.repeats == .once
         switch configuration.repeats {
         case .once: total = 1
         case .times(let n): total = n
         case .forever: total = nil
         }
-        first = configuration.firstTick
+        first = configuration.first
         policy = configuration.latePolicy
         clock = configuration.clock
         leeway = configuration.leeway
@@ -85,6 +87,9 @@ struct TimerModel {
 
     // MARK: Operations
 
+    /// Whether the timer was created with `repeats: .once` (a one-shot, whose schedule reports no interval).
+    var isOneShot: Bool { repeatsOnce }
+
     private var firstDelay: Duration {
         if case .after(let delay) = first { return delay }
         return interval
@@ -98,8 +103,8 @@ struct TimerModel {
             next = 1
             fireCount = 0
             skippedSinceDelivery = 0
-            if case .at(let instant) = first {
-                anchor = instant
+            if case .at(let deadline) = first {
+                anchor = deadline.instant
             } else {
                 anchor = clockNow + firstDelay
             }
@@ -122,16 +127,21 @@ struct TimerModel {
     /// Returns `false` (and changes nothing) when the interval is invalid.
     mutating func reset(interval newInterval: Duration?) -> Bool {
         if let newInterval {
+            // A one-shot has no interval to reset to.
+            guard !isOneShot else { return false }
             guard newInterval >= .nanoseconds(1), newInterval <= TempoError.maximumDuration else { return false }
             interval = newInterval
         }
         next = 1
         fireCount = 0
         skippedSinceDelivery = 0
+        // An `at:` one-shot is re-armed at its deadline; anything else one first delay from now.
+        var resetFirst = clockNow + firstDelay
+        if isOneShot, case .at(let deadline) = first { resetFirst = deadline.instant }
         if phase == .paused {
-            pausedLeft = firstDelay
+            pausedLeft = max(.zero, resetFirst - clockNow)
         } else {
-            anchor = clockNow + firstDelay
+            anchor = resetFirst
             enter(.running)
         }
         return true

@@ -26,7 +26,12 @@ enum TimerModelRunner {
         let log = ModelEventLog()
         let timer: TempoTimer
         do {
-            timer = try TempoTimer(configuration: setup.configuration, scheduler: clock) { tick in
+            timer = try TempoTimer(
+                .every(
+                    setup.interval, repeats: setup.repeats, first: setup.first, leeway: setup.leeway,
+                    latePolicy: setup.latePolicy, delivery: setup.delivery.delivery, clock: setup.clock),
+                scheduler: clock
+            ) { tick in
                 log.record(.tick(handler: 0, tick))
             }
         } catch {
@@ -95,7 +100,7 @@ enum TimerModelRunner {
             agree("fireCount", timer.fireCount, model.fireCount)
             agree("remainingCount", timer.remainingCount, model.remainingCount)
             agree("timeUntilNextTick", timer.timeUntilNextTick, model.timeUntilNextTick)
-            agree("interval", timer.configuration.interval, model.interval)
+            agree("interval", timer.schedule.interval, model.isOneShot ? nil : model.interval)
             agree("leeway", timer.leeway, model.leeway)
             agree("pending deadlines", clock.pendingCount, model.pendingActions)
             for key in TimerClock.allCases { agree("now(\(key))", clock.now(key), model.now[key]!) }

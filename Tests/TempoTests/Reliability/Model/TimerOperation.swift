@@ -71,17 +71,8 @@ struct TimerSetup: CustomStringConvertible {
     var clock: TimerClock
     var monotonicStart: TimerInstant
 
-    var configuration: TempoTimer.Configuration {
-        TempoTimer.Configuration(
-            every: interval,
-            repeats: repeats,
-            first: first,
-            leeway: leeway,
-            latePolicy: latePolicy,
-            delivery: delivery.delivery,
-            clock: clock
-        )
-    }
+    /// The setup itself: the model reads its fields.
+    var configuration: TimerSetup { self }
 
     var description: String {
         "every \(interval), repeats \(repeats), first \(first), leeway \(leeway), \(latePolicy), "

@@ -26,7 +26,7 @@ enum TimerSequenceGenerator {
         switch random.int(0...99) {
         case 0..<50: first = .afterInterval
         case 50..<75: first = .after(random.chance(30) ? .zero : random.duration(upTo: interval * 3))
-        default: first = .at(now + interval * random.int(-6...6) / 2)
+        default: first = .at(TimerDeadline(now + interval * random.int(-6...6) / 2, clock: clock))
         }
         let delivery: ModelDelivery
         switch random.int(0...99) {

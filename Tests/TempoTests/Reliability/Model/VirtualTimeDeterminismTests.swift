@@ -34,7 +34,7 @@ import Testing
                     }
                 let repeats: TimerRepeats = random.next() % 8 == 0 ? .forever : .times(Int(1 + random.next() % 5))
                 if timers.count >= 16 { timers.removeFirst().cancel() }
-                let timer = try TempoTimer(every: interval, repeats: repeats, delivery: delivery, scheduler: clock) {
+                let timer = try TempoTimer(.every(interval, repeats: repeats, delivery: delivery), scheduler: clock) {
                     [weak clock] tick in
                     log.record("\(name) tick \(tick.index) at \(clock?.now(.monotonic) ?? .zero)")
                 }
@@ -48,7 +48,7 @@ import Testing
                 if timer.state == .paused { timer.resume() } else { timer.pause() }
             case 4:
                 let key = Int(random.next() % 8)
-                try registry.schedule(key, after: .milliseconds(Int64(1 + random.next() % 1000))) { _ in
+                try registry.schedule(key, .after(.milliseconds(Int64(1 + random.next() % 1000)))) { _ in
                     log.record("registry \(key)")
                 }
             case 5:
@@ -81,10 +81,11 @@ import Testing
             let log = EventLog()
             try await clock.run {
                 let timers = try (0..<3).map { index in
-                    try TempoTimer.every(
-                        .milliseconds(100 * (index + 1)), repeats: .times(6), delivery: .queue(Self.queues[index]),
+                    try TempoTimer(
+                        .every(
+                            .milliseconds(100 * (index + 1)), repeats: .times(6), delivery: .queue(Self.queues[index])),
                         scheduler: clock
-                    ) { tick in log.record("timer \(index) tick \(tick.index)") }
+                    ) { tick in log.record("timer \(index) tick \(tick.index)") }.start()
                 }
                 for await tick in try clock.ticks(every: .milliseconds(250), repeats: .times(4)) {
                     log.record("sequence tick \(tick.index)")

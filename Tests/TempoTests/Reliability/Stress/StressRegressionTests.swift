@@ -12,8 +12,7 @@ import Testing
         // handed to delivery and the timer finishes; another thread restarts it before the tick is claimed.
         let scheduler = DeferredDeliveryScheduler()
         let log = TickLog()
-        let timer = try TempoTimer.once(
-            after: .seconds(1), delivery: .immediate, scheduler: scheduler, handler: log.record)
+        let timer = try TempoTimer(.after(.seconds(1), delivery: .immediate), scheduler: scheduler, log.record).start()
         scheduler.virtual.advance(by: .seconds(1))
         #expect(timer.state == .finished)
         timer.start()

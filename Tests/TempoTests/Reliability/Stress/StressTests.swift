@@ -55,10 +55,10 @@ import Testing
                 let id = thread * perThread + index
                 let delay = Duration.microseconds(random.int(1...500))
                 let clock = TimerClock.allCases.randomElement(using: &random)!
-                let timer = try? TempoTimer.once(after: delay, delivery: deliveries[id % 3], clock: clock) { tick in
+                let timer = try? TempoTimer(.after(delay, delivery: deliveries[id % 3], clock: clock)) { tick in
                     if clock != .wall, SystemScheduler.shared.now(clock) < tick.due { early.add(1, ordering: .relaxed) }
                     fired.withLock { $0[id, default: 0] += 1 }
-                }
+                }.start()
                 guard let timer else { continue }
                 released.withLock { $0.append(WeakReference("one-shot \(id)", timer)) }
             }
@@ -101,7 +101,7 @@ import Testing
             for index in 0..<perThread {
                 let id = thread * perThread + index
                 do throws(TempoError) {
-                    try registry.schedule("one-shot \(id)", after: .milliseconds(random.int(1...20))) { _ in
+                    try registry.schedule("one-shot \(id)", .after(.milliseconds(random.int(1...20)))) { _ in
                         fired.withLock { $0[id, default: 0] += 1 }
                     }
                 } catch {

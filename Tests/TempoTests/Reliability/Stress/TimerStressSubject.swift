@@ -170,8 +170,17 @@ final class TimerStressSubject: StressSubject {
             return
         }
         let interval = spec.interval * random.int(1...3)
+        // A one-shot has no interval to reset to: it starts its delay over, or moves its tick.
+        let oneShot = spec.repeats == .once
+        let withInterval = random.chance(50)
         revive { timer in
-            do throws(TempoError) { try timer.reset(interval: random.chance(50) ? interval : nil) } catch {
+            do throws(TempoError) {
+                if oneShot && withInterval {
+                    try timer.reschedule(after: interval)
+                } else {
+                    try timer.reset(interval: withInterval ? interval : nil)
+                }
+            } catch {
                 fail("reset(interval: \(interval)) threw \(error)")
             }
         }
@@ -257,14 +266,14 @@ final class TimerStressSubject: StressSubject {
         do throws(TempoError) {
             if let target {
                 timer = try TempoTimer(
-                    every: spec.interval, target: target, repeats: spec.repeats, leeway: spec.leeway,
-                    latePolicy: spec.latePolicy, delivery: spec.delivery, clock: spec.clock
-                ) { _, t in tick(t) }
+                    .every(
+                        spec.interval, repeats: spec.repeats, leeway: spec.leeway, latePolicy: spec.latePolicy,
+                        delivery: spec.delivery, clock: spec.clock), handler: .weak(target) { _, t in tick(t) })
             } else {
                 timer = try TempoTimer(
-                    every: spec.interval, repeats: spec.repeats, leeway: spec.leeway, latePolicy: spec.latePolicy,
-                    delivery: spec.delivery, clock: spec.clock, handler: tick
-                )
+                    .every(
+                        spec.interval, repeats: spec.repeats, leeway: spec.leeway, latePolicy: spec.latePolicy,
+                        delivery: spec.delivery, clock: spec.clock), tick)
             }
         } catch {
             preconditionFailure("stress spec \(name) is invalid: \(error)")

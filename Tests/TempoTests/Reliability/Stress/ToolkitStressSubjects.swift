@@ -37,18 +37,18 @@ enum ToolkitStressSubjects {
             defer { probe.reviveEnded() }
             do throws(TempoError) {
                 switch random.int(0...3) {
-                case 0: try registry.schedule(key, every: .microseconds(100), handler: handler(key))
+                case 0: try registry.schedule(key, .every(.microseconds(100)), handler(key))
                 case 1:
                     try registry.schedule(
-                        key, every: .microseconds(150), repeats: .times(5), latePolicy: .burst, handler: handler(key))
-                case 2: try registry.schedule(key, after: .microseconds(random.int(1...300)), handler: handler(key))
+                        key, .every(.microseconds(150), repeats: .times(5), latePolicy: .burst), handler(key))
+                case 2: try registry.schedule(key, .after(.microseconds(random.int(1...300))), handler(key))
                 default:
                     let target = recorder.track("registry target", Canary())
                     targets.update { $0[key] = target }
                     let run = handler(key)
                     try registry.schedule(
-                        key, target: target, configuration: .init(every: .microseconds(200), delivery: .immediate)
-                    ) { _, tick in run(tick) }
+                        key, .every(.microseconds(200), delivery: .immediate),
+                        handler: .weak(target) { _, tick in run(tick) })
                 }
             } catch {
                 recorder.fail("registry.schedule(\(key)) threw \(error)")
@@ -98,7 +98,7 @@ enum ToolkitStressSubjects {
                     "emptyKey",
                     { _ in
                         recorder.expectThrows("schedule(\"\")", .invalidKey) {
-                            try registry.schedule("", every: .seconds(1)) { _ in }
+                            try registry.schedule("", .every(.seconds(1))) { _ in }
                         }
                     }
                 ),
@@ -119,7 +119,7 @@ enum ToolkitStressSubjects {
     /// A shared ticker whose subscribers come and go (cancel, token release, owner death) while it pauses and resumes.
     static func ticker() -> ClosureSubject {
         let recorder = SubjectRecorder()
-        let ticker = try! SharedTicker(every: .microseconds(100), latePolicy: .burst)
+        let ticker = try! SharedTicker(.every(.microseconds(100), latePolicy: .burst))
         let runs = recorder.probe("SharedTicker subscribers")
         let tokens = Shared<[(TickerSubscription, HandlerProbe)]>([])
         let owners = Shared<[Canary]>([])
@@ -152,7 +152,7 @@ enum ToolkitStressSubjects {
                     { _ in
                         let owner = recorder.track("subscriber owner", Canary())
                         let run = handler(recorder.probe("owner subscription", checksOverlap: false))
-                        guard (try? ticker.subscribe(owner: owner) { _, tick in run(tick) }) != nil else {
+                        guard (try? ticker.subscribe(handler: .weak(owner) { _, tick in run(tick) })) != nil else {
                             return recorder.fail("subscribe(owner:) threw")
                         }
                         owners.update { $0.append(owner) }

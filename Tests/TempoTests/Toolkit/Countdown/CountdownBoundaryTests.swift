@@ -66,7 +66,7 @@ import Testing
     func aSubNanosecondDurationIsRejectedLikeATimerInterval(duration: Duration) throws {
         let clock = VirtualClock()
         let timerError = #expect(throws: TempoError.self) {
-            try TempoTimer(every: duration, scheduler: clock)
+            try TempoTimer(.every(duration), scheduler: clock)
         }
         let countdownError = #expect(throws: TempoError.self) {
             try Countdown(duration: duration, scheduler: clock) { _ in

@@ -10,7 +10,7 @@ import Testing
     }
 
     private func idleTimer() throws -> TempoTimer {
-        try TempoTimer(every: .seconds(1))
+        try TempoTimer(.every(.seconds(1)))
     }
 
     @discardableResult
@@ -222,7 +222,7 @@ import Testing
     @Test func aTimerHandedBackForARunFromTheFutureFailsLoudlyInDebugBuilds() async {
         await #expect(processExitsWith: .failure) {
             var machine = CountdownStateMachine(duration: .seconds(1), period: .seconds(1))
-            _ = machine.timerStarted(try! TempoTimer(every: .seconds(1)), generation: 7)
+            _ = machine.timerStarted(try! TempoTimer(.every(.seconds(1))), generation: 7)
         }
     }
     #endif

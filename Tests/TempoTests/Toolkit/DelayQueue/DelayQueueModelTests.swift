@@ -33,14 +33,14 @@ import Testing
                     old = try queue.insert(value, forKey: key, after: .milliseconds(deadline - now))
                 } else {
                     let instant = TimerInstant(offset: .milliseconds(deadline))
-                    old = try queue.insert(value, forKey: key, at: instant, clock: .monotonic)
+                    old = try queue.insert(value, forKey: key, at: .monotonic(instant))
                 }
                 #expect(old == entries[key]?.value, "seed \(seed) step \(step)")
                 entries[key] = (value, deadline)
                 heap.insert(Due(deadline: deadline, key: key))
             case 3..<5:
                 let moved = try queue.reschedule(
-                    key, at: TimerInstant(offset: .milliseconds(deadline)), clock: .monotonic)
+                    key, at: .monotonic(TimerInstant(offset: .milliseconds(deadline))))
                 #expect(moved == (entries[key] != nil), "seed \(seed) step \(step)")
                 if moved {
                     entries[key]!.deadline = deadline

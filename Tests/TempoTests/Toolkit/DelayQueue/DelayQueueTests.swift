@@ -8,7 +8,7 @@ import Testing
         let clock = VirtualClock()
         let queue = try DelayQueue<String, Int>(configuration: .immediate, scheduler: clock)
         try queue.insert(3, forKey: "c", after: .seconds(3))
-        try queue.insert(1, forKey: "a", at: TimerInstant(offset: .seconds(1)), clock: .monotonic)
+        try queue.insert(1, forKey: "a", at: .monotonic(TimerInstant(offset: .seconds(1))))
         try queue.insert(2, forKey: "b", after: .seconds(2))
         clock.advance(by: .seconds(1) - .nanoseconds(1))
         #expect(queue.count == 3)
@@ -41,7 +41,7 @@ import Testing
         let clock = VirtualClock()
         let queue = try DelayQueue<Int, Int>(configuration: .immediate, scheduler: clock)
         let wallDeadline = clock.now(.wall) + .seconds(10)
-        try queue.insert(1, forKey: 1, at: wallDeadline, clock: .wall)
+        try queue.insert(1, forKey: 1, at: .wall(wallDeadline))
         #expect(queue.deadline(of: 1) == clock.now(.monotonic) + .seconds(10))
     }
 

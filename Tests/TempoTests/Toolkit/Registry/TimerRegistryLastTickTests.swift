@@ -16,7 +16,7 @@ import Testing
         let gate = DispatchSemaphore(value: 0)
         let sawFinished = TempoMutex(false)
         let containedWhileQueued = TempoMutex<Bool?>(nil)
-        try registry.schedule("k", after: .seconds(1), delivery: .queue(queue)) { _ in fired.withLock { $0 += 1 } }
+        try registry.schedule("k", .after(.seconds(1), delivery: .queue(queue))) { _ in fired.withLock { $0 += 1 } }
         queue.async { gate.wait() }  // the delivery queue is busy
         DispatchQueue.global().async {
             while registry.state(of: "k") != .finished {}  // the last tick is queued
@@ -40,7 +40,7 @@ import Testing
         let runs = TempoMutex<[Int]>([])
         let containedInHandler = TempoMutex<[Bool]>([])
         try registry.schedule(
-            "k", every: .seconds(1), repeats: .times(3), latePolicy: .burst, delivery: .immediate, clock: .continuous
+            "k", .every(.seconds(1), repeats: .times(3), latePolicy: .burst, delivery: .immediate, clock: .continuous)
         ) { tick in
             containedInHandler.withLock { $0.append(registry.contains("k")) }
             runs.withLock { $0.append(tick.index) }
@@ -55,7 +55,8 @@ import Testing
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let runs = TempoMutex(0)
-        try registry.schedule("k", every: .seconds(1), repeats: .times(2), latePolicy: .skip, clock: .continuous) { _ in
+        try registry.schedule("k", .every(.seconds(1), repeats: .times(2), latePolicy: .skip, clock: .continuous)) {
+            _ in
             runs.withLock { $0 += 1 }
         }
         clock.suspend(for: .seconds(5))  // both slots are late: skip drops them, and the timer ends

@@ -18,7 +18,7 @@ private final class InboxPoller: Sendable {
     }
 
     func screenAppeared() throws {
-        try registry.schedule("inbox.poll", every: .seconds(30), first: .after(.zero)) { [refresh] _ in
+        try registry.schedule("inbox.poll", .every(.seconds(30), first: .after(.zero))) { [refresh] _ in
             refresh()
         }
     }
@@ -33,7 +33,7 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("poll", every: .seconds(1), handler: log.record)
+        try registry.schedule("poll", .every(.seconds(1)), log.record)
         clock.advance(by: .milliseconds(999))
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))
@@ -47,15 +47,15 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        let configuration = TempoTimer.Configuration(
-            every: .seconds(2),
+        let schedule = TimerSchedule.every(
+            .seconds(2),
             repeats: .times(2),
             first: .after(.milliseconds(500)),
             latePolicy: .burst,
             delivery: .immediate,
             clock: .continuous
         )
-        try registry.schedule("k", configuration: configuration, handler: log.record)
+        try registry.schedule("k", schedule, log.record)
         clock.advance(by: .milliseconds(499))
         #expect(log.count == 0)
         clock.advance(by: .milliseconds(1))
@@ -70,9 +70,9 @@ private final class InboxPoller: Sendable {
         let registry = TimerRegistry<String>(scheduler: clock)
         let old = TickLog()
         let new = TickLog()
-        #expect(try registry.schedule("k", every: .seconds(1), handler: old.record) == false)
+        #expect(try registry.schedule("k", .every(.seconds(1)), old.record) == false)
         clock.advance(by: .milliseconds(500))
-        #expect(try registry.schedule("k", every: .seconds(1), handler: new.record) == true)
+        #expect(try registry.schedule("k", .every(.seconds(1)), new.record) == true)
         #expect(clock.pendingCount == 1)  // the old timer's deadline is gone: not leaked
         clock.advance(by: .milliseconds(999))
         #expect(old.count == 0 && new.count == 0)
@@ -87,13 +87,13 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TempoMutex<[String]>([])
-        try registry.schedule("a", after: .seconds(1), delivery: .immediate) { _ in
+        try registry.schedule("a", .after(.seconds(1), delivery: .immediate)) { _ in
             log.withLock { $0.append("a") }
-            _ = try? registry.schedule("b", every: .seconds(5), delivery: .immediate) { _ in
+            _ = try? registry.schedule("b", .every(.seconds(5), delivery: .immediate)) { _ in
                 log.withLock { $0.append("b-new") }
             }
         }
-        try registry.schedule("b", every: .seconds(1), delivery: .immediate) { _ in log.withLock { $0.append("b-old") }
+        try registry.schedule("b", .every(.seconds(1), delivery: .immediate)) { _ in log.withLock { $0.append("b-old") }
         }
         clock.advance(by: .seconds(1))
         #expect(log.withLock { $0 } == ["a"])
@@ -105,7 +105,7 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("k", every: .seconds(1), handler: log.record)
+        try registry.schedule("k", .every(.seconds(1)), log.record)
         #expect(registry.cancel("k"))
         #expect(!registry.cancel("k"))
         #expect(!registry.contains("k"))
@@ -119,7 +119,7 @@ private final class InboxPoller: Sendable {
         let registry = TimerRegistry<Int>(scheduler: clock)
         let log = TickLog()
         for key in 1...5 {
-            try registry.schedule(key, every: .seconds(1), handler: log.record)
+            try registry.schedule(key, .every(.seconds(1)), log.record)
         }
         #expect(Set(registry.keys) == Set(1...5))
         registry.cancelAll()
@@ -133,7 +133,7 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("k", every: .seconds(1), handler: log.record)
+        try registry.schedule("k", .every(.seconds(1)), log.record)
         clock.advance(by: .milliseconds(300))
         #expect(registry.pause("k"))
         #expect(registry.state(of: "k") == .paused)
@@ -153,9 +153,9 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("once", after: .seconds(1), handler: log.record)
-        try registry.schedule("thrice", every: .seconds(1), repeats: .times(3), handler: log.record)
-        try registry.schedule("at", at: clock.now(.wall) + .seconds(2), clock: .wall, handler: log.record)
+        try registry.schedule("once", .after(.seconds(1)), log.record)
+        try registry.schedule("thrice", .every(.seconds(1), repeats: .times(3)), log.record)
+        try registry.schedule("at", .at(TimerDeadline(clock.now(.wall) + .seconds(2), clock: .wall)), log.record)
         clock.advance(by: .milliseconds(999))
         #expect(registry.count == 3)
         clock.advance(by: .milliseconds(1))
@@ -173,9 +173,11 @@ private final class InboxPoller: Sendable {
         let registry = TimerRegistry<String>(scheduler: clock)
         let calls = TempoMutex(0)
         var target: Target? = Target()
-        try registry.schedule("k", target: target!, configuration: .init(every: .seconds(1))) { _, _ in
-            calls.withLock { $0 += 1 }
-        }
+        try registry.schedule(
+            "k", .every(.seconds(1)),
+            handler: .weak(target!) { _, _ in
+                calls.withLock { $0 += 1 }
+            })
         clock.advance(by: .seconds(1))
         #expect(calls.withLock { $0 } == 1)
         target = nil
@@ -189,7 +191,7 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         var target: Target? = Target()
-        try registry.schedule("k", target: target!, configuration: .init(every: .seconds(1))) { _, _ in }
+        try registry.schedule("k", .every(.seconds(1)), handler: .weak(target!) { _, _ in })
         target = nil
         clock.advance(by: .seconds(1))
         #expect(clock.pendingCount == 0)
@@ -198,14 +200,14 @@ private final class InboxPoller: Sendable {
 
     @Test func emptyKeyIsRejected() throws {
         let registry = TimerRegistry<String>(scheduler: VirtualClock())
-        #expect(throws: TempoError.self) { try registry.schedule("", every: .seconds(1)) { _ in } }
+        #expect(throws: TempoError.self) { try registry.schedule("", .every(.seconds(1))) { _ in } }
         do {
-            try registry.schedule("", every: .seconds(1)) { _ in }
+            try registry.schedule("", .every(.seconds(1))) { _ in }
         } catch {
             #expect(error.code == .invalidKey)
         }
         let arrays = TimerRegistry<[Int]>(scheduler: VirtualClock())
-        #expect(throws: TempoError.self) { try arrays.schedule([], every: .seconds(1)) { _ in } }
+        #expect(throws: TempoError.self) { try arrays.schedule([], .every(.seconds(1))) { _ in } }
         #expect(registry.count == 0)
     }
 
@@ -213,10 +215,10 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("k", every: .seconds(1), handler: log.record)
-        #expect(throws: TempoError.self) { try registry.schedule("k", every: .zero) { _ in } }
+        try registry.schedule("k", .every(.seconds(1)), log.record)
+        #expect(throws: TempoError.self) { try registry.schedule("k", .every(.zero)) { _ in } }
         #expect(throws: TempoError.self) {
-            try registry.schedule("late", at: clock.now(.monotonic) - .seconds(1), ifPast: .throw) { _ in }
+            try registry.schedule("late", .at(.monotonic(clock.now(.monotonic) - .seconds(1)), ifPast: .throw)) { _ in }
         }
         clock.advance(by: .seconds(1))
         #expect(log.indices == [1])
@@ -226,12 +228,12 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("self", every: .seconds(1)) { tick in
+        try registry.schedule("self", .every(.seconds(1))) { tick in
             log.record(tick)
             if tick.index == 2 { registry.cancel("self") }
         }
-        try registry.schedule("swap", every: .seconds(1)) { _ in
-            _ = try? registry.schedule("swap", every: .seconds(10), handler: log.record)
+        try registry.schedule("swap", .every(.seconds(1))) { _ in
+            _ = try? registry.schedule("swap", .every(.seconds(10)), log.record)
         }
         clock.advance(by: .seconds(5))
         #expect(log.indices == [1, 2])
@@ -242,7 +244,7 @@ private final class InboxPoller: Sendable {
 
     @Test func sharedRegistryUsesStringKeys() throws {
         let key = "TimerRegistryTests.shared"
-        try TimerRegistry.shared.schedule(key, every: .seconds(3600)) { _ in }
+        try TimerRegistry.shared.schedule(key, .every(.seconds(3600))) { _ in }
         #expect(TimerRegistry.shared.contains(key))
         #expect(TimerRegistry.shared.cancel(key))
     }
@@ -257,7 +259,7 @@ private final class InboxPoller: Sendable {
                 if round % 3 == 2 {
                     registry.cancel(key)
                 } else {
-                    _ = try? registry.schedule(key, every: .seconds(1)) { _ in }
+                    _ = try? registry.schedule(key, .every(.seconds(1))) { _ in }
                 }
                 _ = registry.contains(key)
             }
@@ -276,7 +278,7 @@ private final class InboxPoller: Sendable {
         let threads = (0..<4).map { _ in
             Thread {
                 for _ in 0..<100 {
-                    _ = try? registry.schedule("k", every: .seconds(1), handler: log.record)
+                    _ = try? registry.schedule("k", .every(.seconds(1)), log.record)
                 }
             }
         }
@@ -308,8 +310,8 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let queue = DispatchQueue(label: "shared")
-        try registry.schedule("b", every: .seconds(5), delivery: .queue(queue)) { _ in }
-        try registry.schedule("a", every: .seconds(1), delivery: .queue(queue)) { _ in registry.cancel("b") }
+        try registry.schedule("b", .every(.seconds(5), delivery: .queue(queue))) { _ in }
+        try registry.schedule("a", .every(.seconds(1), delivery: .queue(queue))) { _ in registry.cancel("b") }
         clock.advance(by: .seconds(1))
         #expect(!registry.contains("b"))
         #expect(registry.keys == ["a"])
@@ -320,7 +322,7 @@ private final class InboxPoller: Sendable {
         let clock = VirtualClock()
         let registry = TimerRegistry<String>(scheduler: clock)
         let log = TickLog()
-        try registry.schedule("k", every: .seconds(1), repeats: .times(3), latePolicy: .skip, clock: .continuous) {
+        try registry.schedule("k", .every(.seconds(1), repeats: .times(3), latePolicy: .skip, clock: .continuous)) {
             log.record($0)
         }
         clock.advance(by: .seconds(1))

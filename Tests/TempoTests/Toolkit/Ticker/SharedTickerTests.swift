@@ -27,7 +27,7 @@ private final class ClockLabel: Sendable {
 @Suite struct SharedTickerTests {
     @Test func noTimerIsArmedUntilTheFirstSubscriberAndAfterTheLastLeaves() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         #expect(clock.pendingCount == 0)
         let a = try ticker.subscribe { _ in }
         #expect(clock.pendingCount == 1)
@@ -44,7 +44,7 @@ private final class ClockLabel: Sendable {
 
     @Test func firstSubscriberStartsAFreshGrid() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let log = TickLog()
         clock.advance(by: .milliseconds(1500))
         let subscription = try ticker.subscribe(log.record)
@@ -64,7 +64,7 @@ private final class ClockLabel: Sendable {
 
     @Test func subscribersAreCalledInSubscriptionOrder() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let log = CallLog()
         let tokens = try ["a", "b", "c", "d"].map { name in try ticker.subscribe { log.record(name, $0) } }
         clock.advance(by: .seconds(2))
@@ -74,7 +74,7 @@ private final class ClockLabel: Sendable {
 
     @Test func releasingTheTokenEndsTheSubscription() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let log = TickLog()
         var token: TickerSubscription? = try ticker.subscribe(log.record)
         clock.advance(by: .seconds(1))
@@ -88,10 +88,10 @@ private final class ClockLabel: Sendable {
 
     @Test func ownerSubscriptionEndsWhenTheOwnerDiesWithoutCleanup() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let calls = TempoMutex(0)
         var owner: TickerOwner? = TickerOwner()
-        try ticker.subscribe(owner: owner!) { _, _ in calls.withLock { $0 += 1 } }  // token discarded
+        try ticker.subscribe(handler: .weak(owner!) { _, _ in calls.withLock { $0 += 1 } })  // token discarded
         clock.advance(by: .seconds(2))
         #expect(calls.withLock { $0 } == 2)
         owner = nil
@@ -103,7 +103,7 @@ private final class ClockLabel: Sendable {
 
     @Test func everyNthTickSubscribersShareOneTicker() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .milliseconds(250), scheduler: clock)
+        let ticker = try SharedTicker(.every(.milliseconds(250)), scheduler: clock)
         let log = CallLog()
         let fast = try ticker.subscribe { log.record("250ms", $0) }
         let second = try ticker.subscribe(every: 4) { log.record("1s", $0) }
@@ -124,7 +124,7 @@ private final class ClockLabel: Sendable {
 
     @Test func everyNthCountsFromTheSubscription() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let log = TickLog()
         let base = try ticker.subscribe { _ in }
         clock.advance(by: .seconds(1))
@@ -138,7 +138,7 @@ private final class ClockLabel: Sendable {
 
     @Test func coalescedTickCallsAnEveryNthSubscriberWhoseSlotItFoldedIn() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), clock: .continuous, scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1), clock: .continuous), scheduler: clock)
         let log = TickLog()
         let third = try ticker.subscribe(every: 3, log.record)
         clock.advance(by: .seconds(1))
@@ -152,7 +152,7 @@ private final class ClockLabel: Sendable {
 
     @Test func pauseAndResumeApplyToEverySubscriber() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let log = TickLog()
         let a = try ticker.subscribe(log.record)
         let b = try ticker.subscribe(log.record)
@@ -172,7 +172,7 @@ private final class ClockLabel: Sendable {
 
     @Test func subscribingWhilePausedArmsNothingUntilResume() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         ticker.pause()
         let log = TickLog()
         let a = try ticker.subscribe(log.record)
@@ -188,7 +188,7 @@ private final class ClockLabel: Sendable {
 
     @Test func subscriberAddedDuringATickStartsOnTheNextTick() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let log = CallLog()
         let added = TempoMutex<TickerSubscription?>(nil)
         let first = try ticker.subscribe { tick in
@@ -207,7 +207,7 @@ private final class ClockLabel: Sendable {
 
     @Test func subscriberRemovedDuringATickIsNotCalledLaterInThatTick() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let log = CallLog()
         let victim = TempoMutex<TickerSubscription?>(nil)
         let killer = try ticker.subscribe { tick in
@@ -223,7 +223,7 @@ private final class ClockLabel: Sendable {
 
     @Test func subscriberMayCancelItselfDuringItsTick() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let log = TickLog()
         let token = TempoMutex<TickerSubscription?>(nil)
         token.withLock {
@@ -239,15 +239,15 @@ private final class ClockLabel: Sendable {
 
     @Test func invalidArgumentsThrow() throws {
         let clock = VirtualClock()
-        #expect(throws: TempoError.self) { try SharedTicker(every: .zero, scheduler: clock) }
-        let ticker = try SharedTicker(every: .seconds(1), scheduler: clock)
+        #expect(throws: TempoError.self) { try SharedTicker(.every(.zero), scheduler: clock) }
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         #expect(throws: TempoError.self) { try ticker.subscribe(every: 0) { _ in } }
         #expect(clock.pendingCount == 0)
     }
 
     @Test func manySubscribersLeavingCompactsAndKeepsOrder() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .seconds(1), delivery: .immediate, scheduler: clock)
+        let ticker = try SharedTicker(.every(.seconds(1), delivery: .immediate), scheduler: clock)
         let log = TempoMutex<[Int]>([])
         var tokens = try (0..<100).map { i in try ticker.subscribe { _ in log.withLock { $0.append(i) } } }
         for i in stride(from: 0, to: 100, by: 3).reversed() { tokens.remove(at: i) }
@@ -258,7 +258,7 @@ private final class ClockLabel: Sendable {
 
     @Test func concurrentSubscribeAndCancelWhileTicking() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .milliseconds(10), delivery: .immediate, scheduler: clock)
+        let ticker = try SharedTicker(.every(.milliseconds(10), delivery: .immediate), scheduler: clock)
         let calls = Atomic<Int>(0)
         let keep = try ticker.subscribe { _ in calls.add(1, ordering: .relaxed) }
         Thread.run(4) { worker in
@@ -280,7 +280,7 @@ private final class ClockLabel: Sendable {
 
     @Test func articleExampleLabelRendersOncePerSecond() throws {
         let clock = VirtualClock()
-        let ticker = try SharedTicker(every: .milliseconds(250), scheduler: clock)
+        let ticker = try SharedTicker(.every(.milliseconds(250)), scheduler: clock)
         let renders = TempoMutex(0)
         var label: ClockLabel? = try ClockLabel(ticker: ticker) { renders.withLock { $0 += 1 } }
         clock.advance(by: .milliseconds(999))

@@ -1,0 +1,28 @@
+extension TimerSchedule {
+    /// The engine's configuration of this schedule, delivering with `delivery`.
+    ///
+    /// - Parameters:
+    ///   - delivery: The delivery to arm with (the schedule's own, or the main queue for a main-actor handler).
+    ///   - now: Reads the schedule's clock; called only for an `at:` deadline with ``PastDeadlinePolicy/throw``.
+    /// - Throws: ``TempoError`` naming the first bad value (see ``TempoTimer/init(_:scheduler:handler:)``).
+    func configuration(
+        delivery: TimerDelivery, now: () -> TimerInstant
+    ) throws(TempoError) -> TempoTimer.Configuration {
+        let configuration: TempoTimer.Configuration
+        switch kind {
+        case .every(let interval, let repeats, let first):
+            configuration = TempoTimer.Configuration(
+                every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+                delivery: delivery, clock: clock)
+        case .after(let delay):
+            configuration = TempoTimer.Configuration(
+                every: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+        case .at(let instant, let ifPast):
+            configuration = try TempoTimer.Configuration.oneShot(
+                at: instant, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock,
+                now: ifPast == .throw ? now() : instant)
+        }
+        try configuration.validate()
+        return configuration
+    }
+}
