@@ -8,9 +8,12 @@ public import TempoJobs
 /// A date of a job claimed in `tempo_claims`: its fencing token, a lease renewed every third of its length while
 /// the run goes on, and ``isHeld()`` for the body to learn whether it still holds the date.
 ///
-/// Once a renewal finds the lease expired or taken over (the row's token is another), the claim is lost for good:
-/// ``isHeld()`` returns `false` from then on without asking the database. A body that writes results should write
-/// them in the same statement as a check of its token (see the article "Running on several replicas").
+/// Once a renewal finds the lease expired or taken over (the row's token is another), or renewals failed for the
+/// lease's length since the last one that succeeded (the database could not be reached, so the lease has surely
+/// run out on the server), the claim is lost for good: renewals stop, a warning is logged once, and ``isHeld()``
+/// returns `false` from then on without asking the database. A claim released, or no longer referenced, stops
+/// renewing. A body that writes results should write them in the same statement as a check of its token (see the
+/// article "Running on several replicas").
 ///
 /// Thread-safety: a final class whose mutable state is atomic; every method may be called from any task.
 public final class PostgresJobClaim: JobClaim {
@@ -29,17 +32,34 @@ public final class PostgresJobClaim: JobClaim {
         self.plannedDate = plannedDate
         let lease = Lease(coordinator: coordinator, job: job, plannedDate: plannedDate, token: token, logger: logger)
         self.lease = lease
-        let period = coordinator.configuration.lease / 3
+        let length = coordinator.configuration.lease
         renewal = Task {
+            // When the lease surely ended on the server: its last renewal's answer plus its length.
+            let clock = ContinuousClock()
+            var heldUntil = clock.now.advanced(by: length)
             while !Task.isCancelled {
                 do {
-                    try await Task.sleep(for: period)
+                    try await Task.sleep(for: length / 3)
                 } catch {
                     return
                 }
-                guard await lease.renew() else { return }
+                switch await lease.renew() {
+                case .held:
+                    heldUntil = clock.now.advanced(by: length)
+                case .lost:
+                    return
+                case .unknown:
+                    guard clock.now < heldUntil else {
+                        lease.markLost("the database could not be reached for the lease's length")
+                        return
+                    }
+                }
             }
         }
+    }
+
+    deinit {
+        renewal.cancel()
     }
 
     /// Whether this replica still holds the date, as the database says now (`false` once the lease expired or
@@ -80,9 +100,14 @@ private final class Lease: Sendable {
         self.logger = logger
     }
 
-    /// Extends the lease; returns `false` (and marks the claim lost) when the row's lease expired or its token is
-    /// another's. A database error keeps the claim (the next renewal, or the server's clock, decides).
-    func renew() async -> Bool {
+    /// What a renewal learned.
+    enum Renewal {
+        case held, lost, unknown
+    }
+
+    /// Extends the lease; returns `.lost` (and marks the claim lost) when the row's lease expired or its token is
+    /// another's, and `.unknown` on a database error (the next renewal decides, or the lease's length runs out).
+    func renew() async -> Renewal {
         let lease = coordinator.leaseMicroseconds
         do {
             let held = try await rowCount(
@@ -91,12 +116,15 @@ private final class Lease: Sendable {
                 WHERE job = \(job) AND planned_at = \(plannedDate) AND token = \(token) AND lease_until > now() \
                 AND finished_at IS NULL RETURNING 1::bigint
                 """)
-            if !held { markLost() }
-            return held
+            guard held else {
+                markLost("the lease expired or another replica took the date over")
+                return .lost
+            }
+            return .held
         } catch {
             logger.warning(
                 "postgres: cannot renew the claim's lease", metadata: ["error": "\(String(reflecting: error))"])
-            return true
+            return .unknown
         }
     }
 
@@ -109,7 +137,7 @@ private final class Lease: Sendable {
                 SELECT 1::bigint FROM tempo_claims WHERE job = \(job) AND planned_at = \(plannedDate) \
                 AND token = \(token) AND lease_until > now()
                 """)
-            if !held { markLost() }
+            if !held { markLost("the lease expired or another replica took the date over") }
             return held
         } catch {
             logger.warning(
@@ -134,9 +162,10 @@ private final class Lease: Sendable {
         }
     }
 
-    private func markLost() {
+    /// Marks the claim lost for good, logging why once.
+    func markLost(_ reason: String) {
         if !lost.exchange(true, ordering: .acquiringAndReleasing) {
-            logger.warning("postgres: the claim was lost (lease expired or taken over); the run is stale")
+            logger.warning("postgres: the claim was lost; the run is stale", metadata: ["reason": "\(reason)"])
         }
     }
 

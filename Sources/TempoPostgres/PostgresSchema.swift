@@ -36,6 +36,16 @@ public enum PostgresSchema {
     ///   database's errors otherwise (nothing changes then).
     @discardableResult
     public static func migrate(on client: PostgresClient, logger: Logger) async throws -> Int {
+        do {
+            return try await migrateInTransaction(on: client, logger: logger)
+        } catch let error as PostgresTransactionError {
+            // postgres-nio wraps what the transaction's closure threw; a newer schema is this product's own error.
+            if let refusal = error.closureError as? PostgresJobsError { throw refusal }
+            throw error
+        }
+    }
+
+    private static func migrateInTransaction(on client: PostgresClient, logger: Logger) async throws -> Int {
         try await client.withTransaction(logger: logger) { connection in
             // 0x74656d706f = "tempo": serializes concurrent migrations, released at commit.
             try await connection.query("SELECT pg_advisory_xact_lock(\(Int64(0x74_656d_706f)))", logger: logger)

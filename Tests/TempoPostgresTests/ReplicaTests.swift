@@ -7,62 +7,84 @@ import TempoPlans
 import TempoPostgres
 import Testing
 
-/// Several schedulers sharing one database, as replicas of one app.
-@Suite(.enabled(if: PostgresServer.enabled, PostgresServer.skipMessage))
-struct ReplicaTests {
-    @Test func threeSkewedReplicasRunEveryPlannedDateAtMostOnceAndTogetherRunThemAll() async throws {
-        try await withMigratedServer { _, client in
-            try await client.query(
-                """
-                CREATE TABLE results (job text NOT NULL, planned_at timestamptz NOT NULL, replica text NOT NULL, \
-                PRIMARY KEY (job, planned_at))
-                """)
-            // Dates on a grid that does not depend on when a replica starts: every 200 ms since the epoch.
-            let schedule = JobSchedule.plan(try Plan.every(.milliseconds(200), anchor: Date(timeIntervalSince1970: 0)))
-            let skews: [Double] = [-2, 0, 2]
-            var schedulers: [JobScheduler<ContinuousClock>] = []
-            for (index, skew) in skews.enumerated() {
-                let replica = "replica-\(index)"
-                let logger = Logger(label: replica)
-                let scheduler = JobScheduler(
-                    store: try PostgresJobStore(client: client, logger: logger),
-                    coordinator: try PostgresJobCoordinator(client: client, replica: replica),
-                    logger: logger, wallClock: { Date() + skew }, clock: ContinuousClock())
-                try scheduler.register("tick", schedule: schedule) { context in
-                    // The write checks the run's token in the same statement (fencing).
+extension PostgresTests {
+    /// Several schedulers sharing one database, as replicas of one app, in one process.
+    @Suite struct ReplicaTests {
+        @Test func threeReplicasWithClocksTwoSecondsApartRunEveryPlannedDateExactlyOnce() async throws {
+            try await withDatabase { _, client in
+                try await step("creating the results table") {
                     try await client.query(
                         """
-                        INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \
-                        SELECT 1 FROM tempo_claims WHERE job = 'tick' AND planned_at = \(context.plannedDate) AND \
-                        token = \(context.claim.fencingToken) AND lease_until > now())
+                        CREATE TABLE results (job text NOT NULL, planned_at timestamptz NOT NULL, \
+                        replica text NOT NULL, PRIMARY KEY (job, planned_at))
                         """)
                 }
-                schedulers.append(scheduler)
+                let skews: [Double] = [-2, 0, 2]
+                let schedulers = try skews.enumerated().map { index, skew in
+                    try makeReplica("replica-\(index)", skew: skew, client: client)
+                }
+                // Real time, as replicas live. Every date of the checked window (below) was reached by every
+                // replica, so only a stall of all three at its date could miss it.
+                let started = Date()
+                let stopped = try await step(
+                    "running the replicas for 8 s, then shutting them down", within: .seconds(120)
+                ) {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for scheduler in schedulers { group.addTask { try await scheduler.run() } }
+                        try await Task.sleep(for: .seconds(8))
+                        let stopped = Date()
+                        for scheduler in schedulers { scheduler.triggerGracefulShutdown() }
+                        try await group.waitForAll()
+                        return stopped
+                    }
+                }
+                let stats = schedulers.compactMap { $0.stats(for: "tick") }
+                let succeeded = stats.map(\.succeeded).reduce(0, +)
+                let rows = try await integers("SELECT count(*) FROM results", on: client)[0]
+                let claims = try await integers("SELECT count(*) FROM tempo_claims", on: client)[0]
+                // A second run of a date would have failed on the results table's key.
+                #expect(stats.map(\.failed).reduce(0, +) == 0)
+                #expect(Int64(succeeded) == rows)
+                #expect(rows == claims)
+                // The replicas behind found dates already claimed by the one ahead.
+                #expect(stats.map(\.claimedElsewhere).reduce(0, +) > 0)
+                // Every date of the window every replica went through ran once.
+                let (first, last) = (started.timeIntervalSince1970 + 2.5, stopped.timeIntervalSince1970 - 2.5)
+                let expected = stride(from: (first * 5).rounded(.up), through: last * 5, by: 1).map { Int64($0) * 200 }
+                let ran = Set(
+                    try await integers(
+                        "SELECT (extract(epoch FROM planned_at) * 1000)::bigint FROM results ORDER BY 1", on: client))
+                let missing = expected.filter { !ran.contains($0) }
+                #expect(expected.count >= 10)
+                #expect(missing.isEmpty, "dates (ms since 1970) not run: \(missing); stats: \(stats)")
+                // The shared cursor is the latest date run.
+                let cursor = try await step("reading the cursor") {
+                    try await PostgresJobStore(client: client, logger: Logger(label: "check")).cursor(for: "tick")
+                }
+                #expect(cursor.map { Int64(($0.lastDate.timeIntervalSince1970 * 1000).rounded()) } == ran.max())
             }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for scheduler in schedulers { group.addTask { try await scheduler.run() } }
-                // Real time, as replicas live; the assertions below hold however loaded the machine is.
-                try await Task.sleep(for: .seconds(5))
-                for scheduler in schedulers { scheduler.triggerGracefulShutdown() }
-                try await group.waitForAll()
+        }
+
+        /// A scheduler whose wall clock is `skew` seconds off, running one job every 200 ms (dates on a grid since
+        /// the epoch, the same on every replica) that writes its date with a check of its fencing token.
+        private func makeReplica(
+            _ replica: String, skew: Double, client: PostgresClient
+        ) throws -> JobScheduler<ContinuousClock> {
+            let logger = Logger(label: replica)
+            let scheduler = JobScheduler(
+                store: try PostgresJobStore(client: client, logger: logger),
+                coordinator: try PostgresJobCoordinator(client: client, replica: replica),
+                logger: logger, wallClock: { Date() + skew }, clock: ContinuousClock())
+            let schedule = JobSchedule.plan(try Plan.every(.milliseconds(200), anchor: Date(timeIntervalSince1970: 0)))
+            try scheduler.register("tick", schedule: schedule) { context in
+                try await client.query(
+                    """
+                    INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \
+                    SELECT 1 FROM tempo_claims WHERE job = 'tick' AND planned_at = \(context.plannedDate) AND \
+                    token = \(context.claim.fencingToken) AND lease_until > now())
+                    """)
             }
-            let stats = schedulers.compactMap { $0.stats(for: "tick") }
-            let succeeded = stats.map(\.succeeded).reduce(0, +)
-            let rows = try await integers("SELECT count(*) FROM results", on: client)[0]
-            let claims = try await integers("SELECT count(*) FROM tempo_claims", on: client)[0]
-            // Each run that succeeded wrote its date's row; a second run of a date would have failed on the key.
-            #expect(stats.map(\.failed).reduce(0, +) == 0)
-            #expect(Int64(succeeded) == rows)
-            #expect(rows == claims)
-            // 5 s of 200 ms dates, started by the replica 2 s ahead: far more than 10 dates whatever the load.
-            #expect(rows >= 10)
-            // The replicas behind found dates already claimed by the one ahead.
-            #expect(stats.map(\.claimedElsewhere).reduce(0, +) > 0)
-            // The shared cursor is the latest date run.
-            let cursor = try await PostgresJobStore(client: client, logger: Logger(label: "check")).cursor(for: "tick")
-            let latest = try await integers(
-                "SELECT (extract(epoch FROM max(planned_at)) * 1000)::bigint FROM results", on: client)[0]
-            #expect(cursor.map { Int64(($0.lastDate.timeIntervalSince1970 * 1000).rounded()) } == latest)
+            return scheduler
         }
     }
 }
