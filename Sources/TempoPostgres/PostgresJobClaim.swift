@@ -70,7 +70,8 @@ public final class PostgresJobClaim: JobClaim {
         await lease.check()
     }
 
-    /// Stops renewing and marks the date finished (never claimed again), unless the claim was lost.
+    /// Stops renewing and marks the date finished (never claimed again), unless the claim was lost or its lease ran
+    /// out: then the date stays unfinished, and a catch-up run of another replica may claim it again.
     ///
     /// - Parameter succeeded: Whether the run succeeded, recorded in the row.
     public func release(succeeded: Bool) async {
@@ -147,14 +148,16 @@ private final class Lease: Sendable {
         }
     }
 
-    /// Marks the row finished, if it is still this claim's.
+    /// Marks the row finished, if it is still this claim's and its lease holds: a date whose lease ran out stays
+    /// unfinished, so that a catch-up run may claim it again (its stale run's writes were fenced off).
     func finish(succeeded: Bool) async {
+        guard !lost.load(ordering: .acquiring) else { return }
         do {
             try await coordinator.configuration.retry.run("finishing a claim", logger: logger) {
                 try await coordinator.client.query(
                     """
                     UPDATE tempo_claims SET finished_at = now(), succeeded = \(succeeded) \
-                    WHERE job = \(job) AND planned_at = \(plannedDate) AND token = \(token)
+                    WHERE job = \(job) AND planned_at = \(plannedDate) AND token = \(token) AND lease_until > now()
                     """, logger: logger)
             }
         } catch {

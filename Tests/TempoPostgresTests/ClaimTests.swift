@@ -172,6 +172,30 @@ extension PostgresTests {
             }
         }
 
+        @Test func aReleaseAfterTheLeaseRanOutLeavesTheDateToBeClaimedAgain() async throws {
+            try await withDatabase { _, client in
+                let (logger, date) = (Self.logger, Self.date)
+                let coordinator = try PostgresJobCoordinator(client: client, replica: "late")
+                let claim = try #require(
+                    try await step("claiming") {
+                        await coordinator.claim(job: "report", plannedDate: date, logger: logger)
+                    }
+                )
+                try await step("expiring the lease, then releasing") {
+                    try await client.query("UPDATE tempo_claims SET lease_until = now() - interval '1 second'")
+                    await claim.release(succeeded: true)
+                }
+                #expect(
+                    try await integers("SELECT count(*) FROM tempo_claims WHERE finished_at IS NULL", on: client) == [1]
+                )
+                let survivor = try PostgresJobCoordinator(client: client, replica: "survivor")
+                let again = try await step("claiming the date again") {
+                    await survivor.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
+                }
+                #expect(again.map { $0 > claim.fencingToken } == true)
+            }
+        }
+
         @Test func aLeaseUnderAMillisecondThrowsNamingIt() async throws {
             try await withDatabase(migrated: false) { _, client in
                 let error = #expect(throws: PostgresJobsError.self) {

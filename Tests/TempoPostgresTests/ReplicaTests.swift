@@ -12,16 +12,11 @@ extension PostgresTests {
     @Suite struct ReplicaTests {
         @Test func threeReplicasWithClocksTwoSecondsApartRunEveryPlannedDateExactlyOnce() async throws {
             try await withDatabase { _, client in
-                try await step("creating the results table") {
-                    try await client.query(
-                        """
-                        CREATE TABLE results (job text NOT NULL, planned_at timestamptz NOT NULL, \
-                        replica text NOT NULL, PRIMARY KEY (job, planned_at))
-                        """)
-                }
+                try await createResultsTable(on: client)
                 let skews: [Double] = [-2, 0, 2]
                 let schedulers = try skews.enumerated().map { index, skew in
-                    try makeReplica("replica-\(index)", skew: skew, client: client)
+                    try makeReplica(
+                        "replica-\(index)", skew: skew, client: client, logger: Logger(label: "replica-\(index)"))
                 }
                 // Real time, as replicas live. Every date of the checked window (below) was reached by every
                 // replica, so only a stall of all three at its date could miss it.
@@ -63,28 +58,6 @@ extension PostgresTests {
                 }
                 #expect(cursor.map { Int64(($0.lastDate.timeIntervalSince1970 * 1000).rounded()) } == ran.max())
             }
-        }
-
-        /// A scheduler whose wall clock is `skew` seconds off, running one job every 200 ms (dates on a grid since
-        /// the epoch, the same on every replica) that writes its date with a check of its fencing token.
-        private func makeReplica(
-            _ replica: String, skew: Double, client: PostgresClient
-        ) throws -> JobScheduler<ContinuousClock> {
-            let logger = Logger(label: replica)
-            let scheduler = JobScheduler(
-                store: try PostgresJobStore(client: client, logger: logger),
-                coordinator: try PostgresJobCoordinator(client: client, replica: replica),
-                logger: logger, wallClock: { Date() + skew }, clock: ContinuousClock())
-            let schedule = JobSchedule.plan(try Plan.every(.milliseconds(200), anchor: Date(timeIntervalSince1970: 0)))
-            try scheduler.register("tick", schedule: schedule) { context in
-                try await client.query(
-                    """
-                    INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \
-                    SELECT 1 FROM tempo_claims WHERE job = 'tick' AND planned_at = \(context.plannedDate) AND \
-                    token = \(context.claim.fencingToken) AND lease_until > now())
-                    """)
-            }
-            return scheduler
         }
     }
 }
