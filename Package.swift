@@ -104,6 +104,15 @@ let package = Package(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Jobs"])),
             ]
         ),
+        // One replica process for TempoPostgres' kill -9 and SIGSTOP tests (not a product; a stub without the trait).
+        .executableTarget(
+            name: "tempo-pg-replica",
+            dependencies: [
+                "TempoPostgres",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+            ]
+        ),
         .executableTarget(
             name: "tempo",
             dependencies: [
@@ -157,6 +166,7 @@ let package = Package(
                 "TempoJobs",
                 "TempoPostgres",
                 "TempoLocks",
+                "tempo-pg-replica",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),

@@ -7,9 +7,9 @@ import TempoPostgres
 import Testing
 
 extension PostgresTests {
-    /// The database restarted under running replicas: errors are retried and logged, runs resume, none twice.
+    /// The database restarted under running replicas: runs resume after it, none twice, any error logged.
     @Suite struct RestartTests {
-        @Test func runsResumeAfterTheServerRestartsNoneRunsTwiceAndTheErrorsAreLogged() async throws {
+        @Test func runsResumeAfterTheServerRestartsAndNoneRunsTwice() async throws {
             // A server of its own: the shared one must stay up for the other tests.
             let server = try await step("starting a server of its own", within: .seconds(300)) {
                 try await PostgresServer.start()
@@ -52,8 +52,9 @@ extension PostgresTests {
                     "SELECT count(*) FROM results WHERE planned_at > \(restarted + 1)", on: client)[0]
                 #expect(all > after)  // runs before the restart too
                 #expect(after > 0, "no run after the restart; server log: \(server.logTail)")
-                // The errors were retried and logged; none was a second run of a date.
-                #expect(log.count("failed; retrying in") > 0)
+                // The outage is not asserted to produce errors: postgres-nio's pool makes queries wait for a
+                // connection while the server is down (they resumed after it, seen in 2 of 3 runs with no error
+                // logged). Any error it did produce was a logged one, never a second run of a date:
                 #expect(log.count("duplicate key") == 0)
                 #expect(log.count("23505") == 0)
             }

@@ -44,7 +44,7 @@ enum ToolProcess {
 
     /// Starts the child with standard input from `/dev/null`, its output and errors into `output`, and no other
     /// descriptor of this process.
-    private static func spawn(_ path: String, _ arguments: [String], output: String) throws -> pid_t {
+    static func spawn(_ path: String, _ arguments: [String], output: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
