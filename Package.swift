@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "TempoJobs", targets: ["TempoJobs"]),
         .library(name: "TempoMetrics", targets: ["TempoMetrics"]),
         .library(name: "TempoTracing", targets: ["TempoTracing"]),
+        .library(name: "TempoPostgres", targets: ["TempoPostgres"]),
         .executable(name: "tempo", targets: ["tempo"]),
     ],
     traits: [
@@ -39,6 +40,15 @@ let package = Package(
                 `TempoMetrics` (`TempoTracing` also needs `Jobs`).
                 """
         ),
+        .trait(
+            name: "Postgres",
+            description: """
+                Builds `TempoPostgres` (jobs run once per planned date across replicas sharing a PostgreSQL \
+                database), the only product that needs vapor/postgres-nio. Off by default: name \
+                `traits: ["Jobs", "Postgres"]` to use it.
+                """,
+            enabledTraits: ["Jobs"]
+        ),
         .default(enabledTraits: ["CLI", "Jobs", "Observability"]),
         .trait(
             name: "TSanVisibleLocks",
@@ -60,6 +70,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Thin C shims for Linux system calls that Glibc's module map does not expose (timerfd, prctl).
@@ -109,6 +120,16 @@ let package = Package(
                     name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
             ]
         ),
+        // TempoJobs' claims and cursors on PostgreSQL, for replicas (sources compile to nothing without the trait).
+        .target(
+            name: "TempoPostgres",
+            dependencies: [
+                "TempoJobs",
+                "TempoLocks",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+            ]
+        ),
         // The end-to-end SIGTERM test's subject: one slow job in a ServiceGroup (not a product).
         .executableTarget(
             name: "tempo-jobs-demo",
@@ -117,6 +138,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Jobs"])),
+            ]
+        ),
+        // One replica process for TempoPostgres' kill -9 and SIGSTOP tests (not a product; a stub without the trait).
+        .executableTarget(
+            name: "tempo-pg-replica",
+            dependencies: [
+                "TempoPostgres",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ]
         ),
         .executableTarget(
@@ -190,6 +220,19 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // Against a throwaway PostgreSQL server (skipped without its binaries, unless TEMPO_REQUIRE_POSTGRES=1).
+        .testTarget(
+            name: "TempoPostgresTests",
+            dependencies: [
+                "TempoJobs",
+                "TempoPostgres",
+                "TempoLocks",
+                "tempo-pg-replica",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ]
         ),
     ]

@@ -32,6 +32,9 @@ public struct JobContext: Sendable {
         return logger
     }
     private let schedulerLogger: Logger
+    /// The claim the scheduler's ``JobCoordinator`` granted for this date: its fencing token, and
+    /// ``JobClaim/isHeld()`` for a long run to learn that it lost the date (a ``LocalJobClaim`` by default).
+    public let claim: any JobClaim
 
     /// Creates a context (the scheduler does; tests of a body may too).
     ///
@@ -41,7 +44,12 @@ public struct JobContext: Sendable {
     ///   - lateness: How late it started.
     ///   - attempt: The attempt, from 1.
     ///   - logger: The logger, given the metadata above.
-    public init(name: String, plannedDate: Date, lateness: Duration, attempt: Int, logger: Logger) {
+    ///   - claim: The claim of the date (default a ``LocalJobClaim``).
+    public init(
+        name: String, plannedDate: Date, lateness: Duration, attempt: Int, logger: Logger,
+        claim: any JobClaim = LocalJobClaim()
+    ) {
+        self.claim = claim
         self.name = name
         self.plannedDate = plannedDate
         self.lateness = lateness

@@ -2,18 +2,38 @@ import Foundation
 import Logging
 
 extension JobScheduler {
-    /// Runs one date of a job: its attempts under the failure policy, the cursor per the delivery mode, then the
-    /// queued run or the end.
+    /// Runs one date of a job if the coordinator grants it: its attempts under the failure policy, the cursor per
+    /// the delivery mode, then the queued run or the end.
     func execute(_ request: RunRequest) async {
-        let job = request.job
         let lateness = max(.zero, request.due.duration(to: clock.now))
+        if let claim = await coordinator.claim(job: request.job.name, plannedDate: request.date, logger: logger) {
+            await runClaimed(request, claim: claim, lateness: lateness)
+        } else {
+            update(request.job.name) { stats in
+                stats.started -= 1
+                stats.claimedElsewhere += 1
+            }
+            logger.debug(
+                "job date claimed elsewhere; not run here",
+                metadata: ["job": "\(request.job.name)", "job.date": "\(request.date.timeIntervalSince1970)"])
+        }
+        let (ended, executor) = state.withLock { ($0.runEnded(request), $0.executor) }
+        if let next = ended.next { start(next, on: executor) }
+        for waiter in ended.resume { waiter.resume() }
+        ended.drained?.resume()
+    }
+
+    /// The attempts of a granted date, its cursor and the claim's release.
+    private func runClaimed(_ request: RunRequest, claim: any JobClaim, lateness: Duration) async {
+        let job = request.job
         if job.options.delivery == .atMostOnce { await saveCursor(of: job, date: request.date) }
         var attempt = 1
         var previousWait: Duration?
         var succeeded = false
         while true {
             let context = JobContext(
-                name: job.name, plannedDate: request.date, lateness: lateness, attempt: attempt, logger: logger)
+                name: job.name, plannedDate: request.date, lateness: lateness, attempt: attempt, logger: logger,
+                claim: claim)
             guard let error = await attemptOnce(job, context: context) else {
                 succeeded = true
                 break
@@ -53,11 +73,8 @@ extension JobScheduler {
         update(job.name) { stats in
             if succeeded { stats.succeeded += 1 } else { stats.failed += 1 }
         }
+        await claim.release(succeeded: succeeded)
         if job.options.delivery == .atLeastOnce { await saveCursor(of: job, date: request.date) }
-        let (ended, executor) = state.withLock { ($0.runEnded(request), $0.executor) }
-        if let next = ended.next { start(next, on: executor) }
-        for waiter in ended.resume { waiter.resume() }
-        ended.drained?.resume()
     }
 
     private var isRunning: Bool {

@@ -76,6 +76,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
 
     let configuration: Configuration
     let store: any JobStore
+    let coordinator: any JobCoordinator
     let logger: Logger
     let clock: C
     let wallClock: @Sendable () -> Date
@@ -86,6 +87,8 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     /// - Parameters:
     ///   - configuration: The grace period and the jitter's seed.
     ///   - store: Where cursors are kept (default: a new ``InMemoryJobStore``).
+    ///   - coordinator: Asked before each run whether this process runs the date (default: a
+    ///     ``LocalJobCoordinator``, which grants every date).
     ///   - logger: The logger for runs, failures and shutdown; each run's ``JobContext/logger`` adds the job's
     ///     metadata.
     ///   - wallClock: The source of dates for plans and cursors (default `Date.init`).
@@ -94,6 +97,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     public init(
         configuration: Configuration = Configuration(),
         store: any JobStore = InMemoryJobStore(),
+        coordinator: any JobCoordinator = LocalJobCoordinator(),
         logger: Logger,
         wallClock: @escaping @Sendable () -> Date = { Date() },
         clock: C
@@ -102,6 +106,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         precondition(configuration.abandonAfter >= .zero, "the abandon delay must not be negative")
         self.configuration = configuration
         self.store = store
+        self.coordinator = coordinator
         self.logger = logger
         self.wallClock = wallClock
         self.clock = clock

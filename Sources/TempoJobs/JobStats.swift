@@ -6,6 +6,9 @@
 public struct JobStats: Sendable, Hashable {
     /// Runs started (a run with retries counts once).
     public var started = 0
+    /// Dates the scheduler's ``JobCoordinator`` refused (another replica claimed them); not counted in
+    /// ``started``.
+    public var claimedElsewhere = 0
     /// Runs that ended without an error (on some attempt).
     public var succeeded = 0
     /// Runs that ended with an error after their last attempt.

@@ -1,0 +1,88 @@
+public import Foundation
+public import Logging
+
+/// Decides, before each run, whether this process runs a job's planned date: the hook for several replicas that
+/// share a database, so that each date runs on one of them.
+///
+/// ``JobScheduler`` asks ``claim(job:plannedDate:logger:)`` once per date, before the cursor is written (at most
+/// once) and before the body; a refused date is not run here and is counted in ``JobStats/claimedElsewhere``. The
+/// claim granted is handed to the body as ``JobContext/claim`` and released after the run (after the last attempt,
+/// before an at-least-once cursor is written).
+///
+/// The default, ``LocalJobCoordinator``, grants every date (one process, as without a coordinator). A coordinator
+/// never throws: it retries and logs its own errors and, when it cannot decide, refuses (a date is better lost
+/// than run twice; the catch-up policy decides about it).
+///
+/// Conforming types must be safe to call from several tasks at once.
+public protocol JobCoordinator: Sendable {
+    /// Claims `plannedDate` of `job` for this process, or returns `nil` if another process holds or held it.
+    ///
+    /// - Parameters:
+    ///   - job: The job's name.
+    ///   - plannedDate: The date the run stands for.
+    ///   - logger: The scheduler's logger, for errors and refusals.
+    /// - Returns: The claim, or `nil` when the run must not start here.
+    func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)?
+}
+
+/// A granted claim on one planned date of a job: a fencing token, and a way for the body to learn that the claim
+/// was lost (its lease expired and the date may run elsewhere).
+///
+/// Thread-safety: conforming types must be safe to use from several tasks at once.
+public protocol JobClaim: Sendable {
+    /// The fencing token: a number the coordinator never grants twice for a job and that grows with each grant,
+    /// so that a store written by runs can refuse the writes of a stale holder.
+    var fencingToken: Int64 { get }
+
+    /// Whether this process still holds the claim, as the coordinator knows it now (a database claim asks the
+    /// database: it is `false` once the lease expired, whether or not another process took the date over, and
+    /// `false` when the database cannot be reached).
+    ///
+    /// - Returns: `true` while the claim holds.
+    func isHeld() async -> Bool
+
+    /// Ends the claim after the run; the scheduler calls it once, after the last attempt.
+    ///
+    /// - Parameter succeeded: Whether the run succeeded.
+    func release(succeeded: Bool) async
+}
+
+/// The default ``JobCoordinator``: grants every date to this process (token 0, always held).
+///
+/// `LocalJobCoordinator` is a value type and is `Sendable`.
+public struct LocalJobCoordinator: JobCoordinator {
+    /// Creates the coordinator.
+    public init() {}
+
+    /// Grants the date.
+    ///
+    /// - Parameters:
+    ///   - job: The job's name.
+    ///   - plannedDate: The date.
+    ///   - logger: Unused.
+    /// - Returns: A claim that always holds.
+    public func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)? {
+        LocalJobClaim()
+    }
+}
+
+/// The claim of ``LocalJobCoordinator``: token 0, always held.
+///
+/// `LocalJobClaim` is a value type and is `Sendable`.
+public struct LocalJobClaim: JobClaim {
+    /// Creates the claim.
+    public init() {}
+
+    /// Always 0.
+    public var fencingToken: Int64 { 0 }
+
+    /// Always `true`.
+    ///
+    /// - Returns: `true`.
+    public func isHeld() async -> Bool { true }
+
+    /// Does nothing.
+    ///
+    /// - Parameter succeeded: Unused.
+    public func release(succeeded: Bool) async {}
+}

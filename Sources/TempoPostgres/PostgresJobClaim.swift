@@ -1,0 +1,182 @@
+#if Postgres
+public import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+public import TempoJobs
+
+/// A date of a job claimed in `tempo_claims`: its fencing token, a lease renewed every third of its length while
+/// the run goes on, and ``isHeld()`` for the body to learn whether it still holds the date.
+///
+/// Once a renewal finds the lease expired or taken over (the row's token is another), or renewals failed for the
+/// lease's length since the last one that succeeded (the database could not be reached, so the lease has surely
+/// run out on the server), the claim is lost for good: renewals stop, a warning is logged once, and ``isHeld()``
+/// returns `false` from then on without asking the database. A claim released, or no longer referenced, stops
+/// renewing. A body that writes results should write them in the same statement as a check of its token (see the
+/// article "Running on several replicas").
+///
+/// Thread-safety: a final class whose mutable state is atomic; every method may be called from any task.
+public final class PostgresJobClaim: JobClaim {
+    /// The fencing token, from the sequence `tempo_claim_tokens`: unique, and larger for later claims.
+    public let fencingToken: Int64
+    /// The job's name.
+    public let job: String
+    /// The planned date claimed.
+    public let plannedDate: Date
+    private let lease: Lease
+    private let renewal: Task<Void, Never>
+
+    init(coordinator: PostgresJobCoordinator, job: String, plannedDate: Date, token: Int64, logger: Logger) {
+        self.fencingToken = token
+        self.job = job
+        self.plannedDate = plannedDate
+        let lease = Lease(coordinator: coordinator, job: job, plannedDate: plannedDate, token: token, logger: logger)
+        self.lease = lease
+        let length = coordinator.configuration.lease
+        renewal = Task {
+            // When the lease surely ended on the server: its last renewal's answer plus its length.
+            let clock = ContinuousClock()
+            var heldUntil = clock.now.advanced(by: length)
+            while !Task.isCancelled {
+                do {
+                    try await Task.sleep(for: length / 3)
+                } catch {
+                    return
+                }
+                switch await lease.renew() {
+                case .held:
+                    heldUntil = clock.now.advanced(by: length)
+                case .lost:
+                    return
+                case .unknown:
+                    guard clock.now < heldUntil else {
+                        lease.markLost("the database could not be reached for the lease's length")
+                        return
+                    }
+                }
+            }
+        }
+    }
+
+    deinit {
+        renewal.cancel()
+    }
+
+    /// Whether this replica still holds the date, as the database says now (`false` once the lease expired or
+    /// another replica took the date over, and when the database cannot be reached).
+    ///
+    /// - Returns: `true` while the claim holds.
+    public func isHeld() async -> Bool {
+        await lease.check()
+    }
+
+    /// Stops renewing and marks the date finished (never claimed again), unless the claim was lost or its lease ran
+    /// out: then the date stays unfinished, and a catch-up run of another replica may claim it again.
+    ///
+    /// - Parameter succeeded: Whether the run succeeded, recorded in the row.
+    public func release(succeeded: Bool) async {
+        renewal.cancel()
+        await lease.finish(succeeded: succeeded)
+    }
+}
+
+/// The claim's row and whether it was lost; shared by the claim and its renewal task.
+private final class Lease: Sendable {
+    let coordinator: PostgresJobCoordinator
+    let job: String
+    let plannedDate: Date
+    let token: Int64
+    let logger: Logger
+    let lost = Atomic(false)
+
+    init(coordinator: PostgresJobCoordinator, job: String, plannedDate: Date, token: Int64, logger: Logger) {
+        self.coordinator = coordinator
+        self.job = job
+        self.plannedDate = plannedDate
+        self.token = token
+        var logger = logger
+        logger[metadataKey: "job"] = "\(job)"
+        logger[metadataKey: "job.date"] = "\(plannedDate.timeIntervalSince1970)"
+        logger[metadataKey: "claim.token"] = "\(token)"
+        self.logger = logger
+    }
+
+    /// What a renewal learned.
+    enum Renewal {
+        case held, lost, unknown
+    }
+
+    /// Extends the lease; returns `.lost` (and marks the claim lost) when the row's lease expired or its token is
+    /// another's, and `.unknown` on a database error (the next renewal decides, or the lease's length runs out).
+    func renew() async -> Renewal {
+        let lease = coordinator.leaseMicroseconds
+        do {
+            let held = try await rowCount(
+                """
+                UPDATE tempo_claims SET lease_until = now() + \(lease) * interval '1 microsecond' \
+                WHERE job = \(job) AND planned_at = \(plannedDate) AND token = \(token) AND lease_until > now() \
+                AND finished_at IS NULL RETURNING 1::bigint
+                """)
+            guard held else {
+                markLost("the lease expired or another replica took the date over")
+                return .lost
+            }
+            return .held
+        } catch {
+            logger.warning(
+                "postgres: cannot renew the claim's lease", metadata: ["error": "\(String(reflecting: error))"])
+            return .unknown
+        }
+    }
+
+    /// Whether the row still carries this token and an unexpired lease.
+    func check() async -> Bool {
+        guard !lost.load(ordering: .acquiring) else { return false }
+        do {
+            let held = try await rowCount(
+                """
+                SELECT 1::bigint FROM tempo_claims WHERE job = \(job) AND planned_at = \(plannedDate) \
+                AND token = \(token) AND lease_until > now()
+                """)
+            if !held { markLost("the lease expired or another replica took the date over") }
+            return held
+        } catch {
+            logger.warning(
+                "postgres: cannot check the claim; treated as lost", metadata: ["error": "\(String(reflecting: error))"]
+            )
+            return false
+        }
+    }
+
+    /// Marks the row finished, if it is still this claim's and its lease holds: a date whose lease ran out stays
+    /// unfinished, so that a catch-up run may claim it again (its stale run's writes were fenced off).
+    func finish(succeeded: Bool) async {
+        guard !lost.load(ordering: .acquiring) else { return }
+        do {
+            try await coordinator.configuration.retry.run("finishing a claim", logger: logger) {
+                try await coordinator.client.query(
+                    """
+                    UPDATE tempo_claims SET finished_at = now(), succeeded = \(succeeded) \
+                    WHERE job = \(job) AND planned_at = \(plannedDate) AND token = \(token) AND lease_until > now()
+                    """, logger: logger)
+            }
+        } catch {
+            // Logged by the retry; the lease then expires and a catch-up run may claim the date again.
+        }
+    }
+
+    /// Marks the claim lost for good, logging why once.
+    func markLost(_ reason: String) {
+        if !lost.exchange(true, ordering: .acquiringAndReleasing) {
+            logger.warning("postgres: the claim was lost; the run is stale", metadata: ["reason": "\(reason)"])
+        }
+    }
+
+    private func rowCount(_ query: PostgresQuery) async throws -> Bool {
+        let rows = try await coordinator.client.query(query, logger: logger)
+        var count = 0
+        for try await _ in rows.decode(Int64.self) { count += 1 }
+        return count > 0
+    }
+}
+#endif

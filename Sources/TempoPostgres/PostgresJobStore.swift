@@ -1,0 +1,87 @@
+#if Postgres
+import Foundation
+public import Logging
+public import PostgresNIO
+public import TempoJobs
+
+/// A `JobStore` in the table `tempo_cursors` of a PostgreSQL database, so that every replica, restarted or new,
+/// plans from the cluster's cursor.
+///
+/// A save never moves a job's cursor back: when two replicas write, the later date stays. Database errors are
+/// retried per ``PostgresRetry`` (each logged at warning level), then thrown as `JobStoreError`
+/// (`unreadable` or `unwritable`, naming the table and the job), which the scheduler logs and goes on.
+/// Call ``PostgresSchema/migrate(on:logger:)`` first.
+///
+/// Thread-safety: a value type; every method may be called from any task (the client pools its connections).
+public struct PostgresJobStore: JobStore {
+    private let client: PostgresClient
+    private let retry: PostgresRetry
+    private let logger: Logger
+
+    /// Creates a store on `client`, whose `run()` must be going while the store is used.
+    ///
+    /// - Parameters:
+    ///   - client: The database's client.
+    ///   - retry: How failed calls are retried (default ``PostgresRetry/init(attempts:firstWait:maximumWait:)``).
+    ///   - logger: Where retries are logged.
+    /// - Throws: ``PostgresJobsError/Code/invalidConfiguration`` naming a bad retry value.
+    public init(client: PostgresClient, retry: PostgresRetry = PostgresRetry(), logger: Logger)
+        throws(PostgresJobsError)
+    {
+        try retry.validate()
+        self.client = client
+        self.retry = retry
+        self.logger = logger
+    }
+
+    /// The cursor stored for `job`, or `nil`.
+    ///
+    /// - Parameter job: The job's name.
+    /// - Returns: The cursor.
+    /// - Throws: `JobStoreError` `unreadable` after the retries, `newerVersion` for a cursor of a newer version.
+    public func cursor(for job: String) async throws -> JobCursor? {
+        let row: (Date, Int64)?
+        do {
+            row = try await retry.run("reading a cursor", logger: logger, metadata: ["job": "\(job)"]) {
+                let rows = try await client.query(
+                    "SELECT last_date, version::bigint FROM tempo_cursors WHERE job = \(job)", logger: logger)
+                var found: (Date, Int64)?
+                for try await (date, version) in rows.decode((Date, Int64).self) { found = (date, version) }
+                return found
+            }
+        } catch {
+            throw JobStoreError(
+                .unreadable, file: "tempo_cursors", job: job, message: "cannot read: \(String(reflecting: error))")
+        }
+        guard let (date, version) = row else { return nil }
+        guard version <= Int64(JobCursor.currentVersion) else {
+            throw JobStoreError(
+                .newerVersion, file: "tempo_cursors", job: job,
+                message: "cursor version \(version) is newer than \(JobCursor.currentVersion)")
+        }
+        return JobCursor(lastDate: date, version: Int(version))
+    }
+
+    /// Stores `cursor` for `job` unless a later date is stored already.
+    ///
+    /// - Parameters:
+    ///   - cursor: The cursor.
+    ///   - job: The job's name.
+    /// - Throws: `JobStoreError` `unwritable` after the retries.
+    public func save(_ cursor: JobCursor, for job: String) async throws {
+        do {
+            try await retry.run("writing a cursor", logger: logger, metadata: ["job": "\(job)"]) {
+                try await client.query(
+                    """
+                    INSERT INTO tempo_cursors (job, last_date, version) VALUES (\(job), \(cursor.lastDate), \
+                    \(cursor.version)) ON CONFLICT (job) DO UPDATE SET last_date = excluded.last_date, \
+                    version = excluded.version WHERE tempo_cursors.last_date < excluded.last_date
+                    """, logger: logger)
+            }
+        } catch {
+            throw JobStoreError(
+                .unwritable, file: "tempo_cursors", job: job, message: "cannot write: \(String(reflecting: error))")
+        }
+    }
+}
+#endif

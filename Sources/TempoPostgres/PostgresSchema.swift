@@ -1,0 +1,79 @@
+#if Postgres
+public import Logging
+public import PostgresNIO
+
+/// The tables of TempoPostgres, created and migrated by ``migrate(on:logger:)``, with the version recorded in
+/// `tempo_schema`.
+///
+/// Version 1: `tempo_claims` (one row per claimed job and planned date, its fencing token, replica and lease),
+/// `tempo_cursors` (one row per job) and the sequence `tempo_claim_tokens`.
+public enum PostgresSchema {
+    /// The schema version this version of TempoPostgres creates and uses.
+    public static let currentVersion = 1
+
+    /// The statements of each version, in order; version `n` is `migrations[n - 1]`.
+    static let migrations: [[PostgresQuery]] = [
+        [
+            "CREATE SEQUENCE tempo_claim_tokens",
+            """
+            CREATE TABLE tempo_claims (
+                job text NOT NULL, planned_at timestamptz NOT NULL, token bigint NOT NULL, replica text NOT NULL,
+                lease_until timestamptz NOT NULL, finished_at timestamptz, succeeded boolean,
+                PRIMARY KEY (job, planned_at))
+            """,
+            "CREATE TABLE tempo_cursors (job text PRIMARY KEY, last_date timestamptz NOT NULL, version integer NOT NULL)",
+        ]
+    ]
+
+    /// Creates the tables or brings them to ``currentVersion``, in one transaction under an advisory lock, so
+    /// that replicas starting together migrate once. Call it before the scheduler runs.
+    ///
+    /// - Parameters:
+    ///   - client: A client whose `run()` is going.
+    ///   - logger: Where each applied version is logged.
+    /// - Returns: The version found before migrating (0 for an empty database).
+    /// - Throws: ``PostgresJobsError/Code/newerSchema`` naming the version when the database's is newer; the
+    ///   database's errors otherwise (nothing changes then).
+    @discardableResult
+    public static func migrate(on client: PostgresClient, logger: Logger) async throws -> Int {
+        do {
+            return try await migrateInTransaction(on: client, logger: logger)
+        } catch let error as PostgresTransactionError {
+            // postgres-nio wraps what the transaction's closure threw; a newer schema is this product's own error.
+            if let refusal = error.closureError as? PostgresJobsError { throw refusal }
+            throw error
+        }
+    }
+
+    private static func migrateInTransaction(on client: PostgresClient, logger: Logger) async throws -> Int {
+        try await client.withTransaction(logger: logger) { connection in
+            // 0x74656d706f = "tempo": serializes concurrent migrations, released at commit.
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Int64(0x74_656d_706f)))", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS tempo_schema (version integer NOT NULL, applied_at timestamptz NOT NULL)",
+                logger: logger)
+            var found = 0
+            for try await version in try await connection.query(
+                "SELECT coalesce(max(version), 0)::bigint FROM tempo_schema", logger: logger
+            ).decode(Int64.self) {
+                found = Int(version)
+            }
+            guard found <= currentVersion else {
+                throw PostgresJobsError(
+                    .newerSchema,
+                    message:
+                        "the database's schema is version \(found); this TempoPostgres knows up to \(currentVersion)")
+            }
+            for version in stride(from: found + 1, through: currentVersion, by: 1) {
+                for statement in migrations[version - 1] {
+                    try await connection.query(statement, logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO tempo_schema (version, applied_at) VALUES (\(version), now())", logger: logger)
+                logger.info("postgres: schema migrated", metadata: ["version": "\(version)"])
+            }
+            return found
+        }
+    }
+}
+#endif

@@ -1,0 +1,40 @@
+#if Postgres
+import Foundation
+import Logging
+import PostgresNIO
+import TempoJobs
+import TempoPlans
+import TempoPostgres
+
+/// Creates the table the replicas' job writes to: one row per date, so that a second run of a date fails.
+func createResultsTable(on client: PostgresClient) async throws {
+    try await step("creating the results table") {
+        try await client.query(
+            """
+            CREATE TABLE results (job text NOT NULL, planned_at timestamptz NOT NULL, \
+            replica text NOT NULL, PRIMARY KEY (job, planned_at))
+            """)
+    }
+}
+
+/// A scheduler whose wall clock is `skew` seconds off, running one job every 200 ms (dates on a grid since the
+/// epoch, the same on every replica) that writes its date with a check of its fencing token.
+func makeReplica(
+    _ replica: String, skew: Double, client: PostgresClient, logger: Logger
+) throws -> JobScheduler<ContinuousClock> {
+    let scheduler = JobScheduler(
+        store: try PostgresJobStore(client: client, logger: logger),
+        coordinator: try PostgresJobCoordinator(client: client, replica: replica),
+        logger: logger, wallClock: { Date() + skew }, clock: ContinuousClock())
+    let schedule = JobSchedule.plan(try Plan.every(.milliseconds(200), anchor: Date(timeIntervalSince1970: 0)))
+    try scheduler.register("tick", schedule: schedule) { context in
+        try await client.query(
+            """
+            INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \
+            SELECT 1 FROM tempo_claims WHERE job = 'tick' AND planned_at = \(context.plannedDate) AND \
+            token = \(context.claim.fencingToken) AND lease_until > now())
+            """)
+    }
+    return scheduler
+}
+#endif

@@ -1,0 +1,39 @@
+#if Postgres
+import Foundation
+import Logging
+import TempoJobs
+import TempoPostgres
+import Testing
+
+extension PostgresTests {
+    /// Cursors live in the database, shared by replicas, and never move back.
+    @Suite struct StoreTests {
+        @Test func aSavedCursorIsReadBackByAnotherStoreAndAnEarlierDateDoesNotReplaceIt() async throws {
+            try await withDatabase { _, client in
+                let first = try PostgresJobStore(client: client, logger: Logger(label: "a"))
+                let second = try PostgresJobStore(client: client, logger: Logger(label: "b"))
+                let date = Date(timeIntervalSince1970: 1_800_000_000.25)
+                #expect(try await step("reading a missing cursor") { try await first.cursor(for: "report") } == nil)
+                try await step("saving") { try await first.save(JobCursor(lastDate: date), for: "report") }
+                #expect(
+                    try await step("reading it from another store") { try await second.cursor(for: "report") }
+                        == JobCursor(lastDate: date))
+                try await step("saving an earlier date") {
+                    try await second.save(JobCursor(lastDate: date - 60), for: "report")
+                }
+                #expect(try await step("reading again") { try await first.cursor(for: "report")?.lastDate } == date)
+                #expect(try await step("reading another job") { try await first.cursor(for: "other") } == nil)
+            }
+        }
+
+        @Test func badRetrySettingsThrowNamingTheValue() async throws {
+            try await withDatabase(migrated: false) { _, client in
+                let error = #expect(throws: PostgresJobsError.self) {
+                    try PostgresJobStore(client: client, retry: PostgresRetry(attempts: 0), logger: Logger(label: "a"))
+                }
+                #expect(error?.message.contains("not 0") == true)
+            }
+        }
+    }
+}
+#endif

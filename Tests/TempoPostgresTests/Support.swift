@@ -1,0 +1,95 @@
+#if Postgres
+import Logging
+import PostgresNIO
+import Synchronization
+import TempoPostgres
+import Testing
+
+/// The database tests: one throwaway server for all of them (started once, removed at the end), a new database per
+/// test. Skipped without PostgreSQL's binaries unless `TEMPO_REQUIRE_POSTGRES=1`.
+@Suite(.enabled(if: PostgresServer.enabled, PostgresServer.skipMessage), .sharedPostgresServer)
+struct PostgresTests {}
+
+/// Starts one throwaway server around the suite it marks (all its tests, nested suites included) and removes it
+/// at the end, whatever the tests did.
+struct SharedPostgresServer: SuiteTrait, TestScoping {
+    /// The server of the suite running now.
+    @TaskLocal static var current: PostgresServer?
+
+    var isRecursive: Bool { false }
+
+    func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        test.isSuite ? self : nil
+    }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let server = try await step(
+            "starting a throwaway PostgreSQL server (initdb, pg_ctl start)", within: .seconds(300)
+        ) {
+            try await PostgresServer.start()
+        }
+        do {
+            try await Self.$current.withValue(server) { try await function() }
+        } catch {
+            await server.remove()
+            throw error
+        }
+        await server.remove()
+    }
+}
+
+extension Trait where Self == SharedPostgresServer {
+    /// One throwaway PostgreSQL server for the whole suite.
+    static var sharedPostgresServer: Self { SharedPostgresServer() }
+}
+
+private let databaseCounter = Atomic<Int>(0)
+
+/// Runs `body` against a new database on the suite's server (its schema migrated unless `migrated` is `false`),
+/// with a client whose `run()` goes on meanwhile. Each step is bounded (see ``step(_:within:_:)``), the body by
+/// `limit`, so a hang fails the test naming the step.
+func withDatabase<T: Sendable>(
+    migrated: Bool = true, limit: Duration = .seconds(180),
+    _ body: @escaping @Sendable (PostgresServer, PostgresClient) async throws -> T
+) async throws -> T {
+    guard let server = SharedPostgresServer.current else {
+        throw ServerError(message: "no server: a database test must be in a suite nested in PostgresTests")
+    }
+    let name = "test_\(databaseCounter.add(1, ordering: .relaxed).newValue)"
+    try await step("creating the database \(name)") {
+        try await withClient(server.configuration(database: "postgres")) { admin in
+            try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        }
+    }
+    return try await withClient(server.configuration(database: name)) { client in
+        if migrated {
+            try await step("migrating the schema of \(name)") {
+                try await PostgresSchema.migrate(on: client, logger: Logger(label: "test"))
+            }
+        }
+        return try await step("the test's body on \(name)", within: limit) { try await body(server, client) }
+    }
+}
+
+/// Runs `body` with a client of `configuration` whose `run()` goes on meanwhile, in a task of its own that is
+/// cancelled (closing the connections) when `body` returns or throws.
+func withClient<T: Sendable>(
+    _ configuration: PostgresClient.Configuration, _ body: (PostgresClient) async throws -> T
+) async throws -> T {
+    let client = PostgresClient(configuration: configuration)
+    let running = Task { await client.run() }
+    defer { running.cancel() }
+    return try await body(client)
+}
+
+/// The first column of every row of `query`, as integers.
+func integers(_ query: PostgresQuery, on client: PostgresClient) async throws -> [Int64] {
+    try await step("reading integers") {
+        var values: [Int64] = []
+        for try await value in try await client.query(query).decode(Int64.self) { values.append(value) }
+        return values
+    }
+}
+#endif
