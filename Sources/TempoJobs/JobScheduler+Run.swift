@@ -9,9 +9,14 @@ extension JobScheduler {
     /// not ended ``Configuration/abandonAfter`` later are abandoned, named in a second error log, and `run()`
     /// returns without them. Cancelling the task of `run()` cancels every run at once (the abandon wait follows).
     ///
-    /// - Throws: ``JobError`` with ``JobError/Code/alreadyStarted`` if the scheduler runs or ran already. Errors
-    ///   of jobs are never thrown here: they are logged and counted per job.
+    /// - Throws: ``JobError`` with ``JobError/Code/alreadyStarted`` if the scheduler runs or ran already, or with
+    ///   ``JobError/Code/invalidOptions`` (before any job starts) when the configuration's grace period or abandon
+    ///   delay is negative. Errors of jobs are never thrown here: they are logged and counted per job.
     public func run() async throws {
+        for (name, value) in [("gracePeriod", configuration.gracePeriod), ("abandonAfter", configuration.abandonAfter)]
+        where value < .zero {
+            throw JobError(.invalidOptions, message: "\(name) must not be negative, got \(value)")
+        }
         let (newJobs, newJobsContinuation) = AsyncStream.makeStream(of: JobDefinition.self)
         let executor = currentTaskExecutor()
         let jobs = try state.withLock { state throws(JobError) -> [JobDefinition]? in
@@ -109,16 +114,9 @@ extension JobScheduler {
         } else if configuration.gracePeriod == .zero {
             endGracePeriod()
         } else {
-            let timer = Task(executorPreference: shutdown.executor) {
-                guard (try? await self.clock.sleep(for: self.configuration.gracePeriod)) != nil else { return }
-                self.endGracePeriod()
+            startTimer(after: configuration.gracePeriod, while: .draining, on: shutdown.executor) {
+                $0.endGracePeriod()
             }
-            let kept = state.withLock { state in
-                guard state.phase == .draining else { return false }
-                state.timer = timer
-                return true
-            }
-            if !kept { timer.cancel() }
         }
     }
 
@@ -149,12 +147,21 @@ extension JobScheduler {
         for task in cancelled.tasks { task.cancel() }
         guard configuration.abandonAfter > .zero else { return abandonRuns() }
         let executor = state.withLock { $0.executor }
+        startTimer(after: configuration.abandonAfter, while: .cancelling, on: executor) { $0.abandonRuns() }
+    }
+
+    /// Starts the shutdown's timer: a task that sleeps `delay` on the scheduler's clock, then calls `action`. The
+    /// task is kept (for cancelling) while the scheduler is still in `phase`, and cancelled at once otherwise.
+    private func startTimer(
+        after delay: Duration, while phase: Phase, on executor: (any TaskExecutor)?,
+        _ action: @escaping @Sendable (JobScheduler) -> Void
+    ) {
         let timer = Task(executorPreference: executor) {
-            guard (try? await self.clock.sleep(for: self.configuration.abandonAfter)) != nil else { return }
-            self.abandonRuns()
+            guard (try? await self.clock.sleep(for: delay)) != nil else { return }
+            action(self)
         }
         let kept = state.withLock { state in
-            guard state.phase == .cancelling else { return false }
+            guard state.phase == phase else { return false }
             state.timer = timer
             return true
         }

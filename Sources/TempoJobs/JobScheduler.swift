@@ -93,7 +93,9 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     ///     metadata.
     ///   - wallClock: The source of dates for plans and cursors (default `Date.init`).
     ///   - clock: The clock to wait on.
-    /// - Precondition: `configuration.gracePeriod` and `configuration.abandonAfter` are not negative.
+    ///
+    /// A negative `configuration.gracePeriod` or `configuration.abandonAfter` is reported by ``run()``, which
+    /// throws ``JobError`` with ``JobError/Code/invalidOptions`` naming it before any job starts.
     public init(
         configuration: Configuration = Configuration(),
         store: any JobStore = InMemoryJobStore(),
@@ -102,8 +104,6 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         wallClock: @escaping @Sendable () -> Date = { Date() },
         clock: C
     ) {
-        precondition(configuration.gracePeriod >= .zero, "the grace period must not be negative")
-        precondition(configuration.abandonAfter >= .zero, "the abandon delay must not be negative")
         self.configuration = configuration
         self.store = store
         self.coordinator = coordinator

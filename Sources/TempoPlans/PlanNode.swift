@@ -37,7 +37,7 @@ indirect enum PlanNode: Sendable {
         case .never:
             return nil
         case .dates(let dates):
-            let index = Self.firstIndex(in: dates, after: t)
+            let index = dates.partitionIndex(after: t)
             return index < dates.count ? dates[index] : nil
         case .grid(let anchor, let step):
             let distance = Int128(t) - Int128(anchor)
@@ -76,17 +76,6 @@ indirect enum PlanNode: Sendable {
         }
     }
 
-    /// The index of the first of the sorted `dates` after `t` (`dates.count` when none is).
-    static func firstIndex(in dates: [Int64], after t: Int64) -> Int {
-        var low = 0
-        var high = dates.count
-        while low < high {
-            let mid = (low + high) / 2
-            if dates[mid] <= t { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
     private static func add(_ date: Int64, _ offset: Int64) -> Int64? {
         let (value, overflow) = date.addingReportingOverflow(offset)
         return overflow ? nil : value
@@ -108,8 +97,8 @@ indirect enum PlanNode: Sendable {
                 : (Int(count), Int64(last))
         }
         if case .dates(let dates) = self {
-            let low = Self.firstIndex(in: dates, after: after)
-            let high = Self.firstIndex(in: dates, after: through)
+            let low = dates.partitionIndex(after: after)
+            let high = dates.partitionIndex(after: through)
             let count = min(high - low, limit)
             return count > 0 ? (count, dates[low + count - 1]) : (0, nil)
         }

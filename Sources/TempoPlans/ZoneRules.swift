@@ -20,13 +20,7 @@ struct ZoneTable: Sendable {
 
     /// The index into ``offsets`` of the segment holding `t`.
     func segment(at t: Int64) -> Int {
-        var low = 0
-        var high = transitions.count
-        while low < high {
-            let mid = (low + high) / 2
-            if transitions[mid] <= t { low = mid + 1 } else { high = mid }
-        }
-        return low
+        transitions.partitionIndex(after: t)
     }
 
     /// The first instant of segment `i` (`start` for the first).

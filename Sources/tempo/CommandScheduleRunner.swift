@@ -63,7 +63,6 @@ final class CommandScheduleRunner: Sendable {
     /// ``interrupt(signal:)``.
     func run(every interval: Duration, count: Int?) async throws -> Summary {
         let policy = state.withLock { $0.gate.policy }
-        let start = SystemScheduler.shared.now(.monotonic)
         let timer = try TempoTimer(
             .every(interval, repeats: count.map { .times($0) } ?? .forever, first: .after(.zero), latePolicy: policy)
         ) { [self] tick in
@@ -72,38 +71,40 @@ final class CommandScheduleRunner: Sendable {
         timer.onStateChange { [self] newState in
             if newState == .finished { scheduleEnded() }
         }
-        var summary = await withCheckedContinuation { continuation in
-            let stopped = state.withLock {
-                $0.continuation = continuation
-                $0.timer = timer
-                return $0.summary.interrupted
-            }
-            // A signal that arrived before the timer was stored found nothing to cancel: end at once.
-            if stopped { scheduleEnded() } else { timer.start() }
-        }
-        summary.elapsed = SystemScheduler.shared.now(.monotonic) - start
-        return summary
+        return await serve(timer: timer, planTimer: nil)
     }
 
     /// Runs the schedule at the dates of `plan` (on the wall clock) until `count` dates have fired (or forever)
     /// and the last run ended, or until ``interrupt()``.
     func run(plan: Plan, count: Int?) async throws -> Summary {
         let policy = state.withLock { $0.gate.policy }
-        let start = SystemScheduler.shared.now(.monotonic)
         let timer = try PlanTimer(plan, latePolicy: policy) { [self] fire in
             tickArrived(missed: fire.missed)
             if let count, fire.index >= count { scheduleEnded() }
         }
+        return await serve(timer: nil, planTimer: timer)
+    }
+
+    /// Stores the schedule's timer (for ``interrupt(signal:)``), starts it, and waits until the schedule ended and
+    /// the last run finished.
+    private func serve(timer: TempoTimer?, planTimer: PlanTimer?) async -> Summary {
+        let start = SystemScheduler.shared.now(.monotonic)
         var summary = await withCheckedContinuation { continuation in
             let stopped = state.withLock {
                 $0.continuation = continuation
-                $0.planTimer = timer
+                $0.timer = timer
+                $0.planTimer = planTimer
                 return $0.summary.interrupted
             }
             // A signal that arrived before the timer was stored found nothing to cancel: end at once.
-            if stopped { scheduleEnded() } else { timer.start() }
+            if stopped {
+                scheduleEnded()
+            } else {
+                timer?.start()
+                planTimer?.start()
+            }
         }
-        timer.cancel()
+        planTimer?.cancel()
         summary.elapsed = SystemScheduler.shared.now(.monotonic) - start
         return summary
     }

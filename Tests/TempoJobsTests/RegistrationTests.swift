@@ -62,4 +62,16 @@ import Testing
         let window = try rejection("w", .every(.seconds(1)), JobOptions(catchUp: .each(within: .zero)))
         #expect(window.code == .invalidOptions)
     }
+
+    @Test(arguments: [(Duration.seconds(-1), Duration.seconds(5)), (.seconds(30), .milliseconds(-2))])
+    func aNegativeShutdownDelayIsRejectedByRunNamingTheValue(grace: Duration, abandon: Duration) async {
+        let scheduler = makeScheduler(on: VirtualClock(), gracePeriod: grace, abandonAfter: abandon)
+        await #expect {
+            try await scheduler.run()
+        } throws: { error in
+            guard let error = error as? JobError, error.code == .invalidOptions else { return false }
+            let (name, value) = grace < .zero ? ("gracePeriod", grace) : ("abandonAfter", abandon)
+            return error.message.contains(name) && error.message.contains("\(value)")
+        }
+    }
 }

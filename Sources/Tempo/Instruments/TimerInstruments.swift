@@ -116,34 +116,28 @@ public enum TimerInstruments {
         }
 
         func tickDelivered(_ event: TickEvent) {
-            var index = 0
-            while index < entries.count {
-                entries[index].instrument.tickDelivered(event)
-                index += 1
-            }
+            forEach { $0.tickDelivered(event) }
         }
 
         func handlerFinished(_ event: HandlerEvent) {
-            var index = 0
-            while index < entries.count {
-                entries[index].instrument.handlerFinished(event)
-                index += 1
-            }
+            forEach { $0.handlerFinished(event) }
         }
 
         /// Reports `event` to the instruments whose threshold it reaches.
         func stalled(_ event: StallEvent) {
-            var index = 0
-            while index < entries.count {
-                if event.duration >= entries[index].stallThreshold { entries[index].instrument.stalled(event) }
-                index += 1
-            }
+            forEach(lasting: event.duration) { $0.stalled(event) }
         }
 
         func pendingTimers(_ event: PendingEvent) {
+            forEach { $0.pendingTimers(event) }
+        }
+
+        /// Calls `report` with each instrument, or with those whose stall threshold `duration` reaches.
+        @inline(__always)
+        private func forEach(lasting duration: Duration? = nil, _ report: (any TimerInstrument) -> Void) {
             var index = 0
             while index < entries.count {
-                entries[index].instrument.pendingTimers(event)
+                if duration.map({ $0 >= entries[index].stallThreshold }) ?? true { report(entries[index].instrument) }
                 index += 1
             }
         }

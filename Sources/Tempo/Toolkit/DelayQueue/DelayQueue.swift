@@ -190,37 +190,18 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     }
 
     private func insert(_ value: Value, forKey key: Key, deadline: TimerInstant) throws(TempoError) -> Value? {
-        let wheel = wheel
-        return try expirer.state.withLock { table throws(TempoError) -> Value? in
-            if let slot = table.slot(of: key) {
-                let old = table[slot].payload.value
-                try move(&table, slot, to: deadline)
-                table[slot].payload = Payload(value: value, deadline: deadline)
-                return old
-            }
-            try table.insert(key, Payload(value: value, deadline: deadline)) { token throws(TempoError) in
-                try wheel.schedule(at: deadline, value: token)
-            }
-            return nil
+        try expirer.state.withLock { table throws(TempoError) -> Value? in
+            try table.upsert(key, Payload(value: value, deadline: deadline), .at(deadline), on: wheel)?.value
         }
     }
 
     private func reschedule(_ key: Key, deadline: TimerInstant) throws(TempoError) -> Bool {
         try expirer.state.withLock { table throws(TempoError) -> Bool in
             guard let slot = table.slot(of: key) else { return false }
-            try move(&table, slot, to: deadline)
+            try table.rearm(slot, .at(deadline), on: wheel)
             table[slot].payload.deadline = deadline
             return true
         }
-    }
-
-    /// Moves the timer of `slot`; when the wheel already took it for firing, arms a new one (the firing is stale).
-    private func move(_ table: inout WheelKeyTable<Key, Payload>, _ slot: UInt32, to deadline: TimerInstant)
-        throws(TempoError)
-    {
-        if try wheel.reschedule(table[slot].handle, at: deadline) { return }
-        let token = table.renew(slot)
-        table[slot].handle = try wheel.schedule(at: deadline, value: token)
     }
 
     /// Checks the queue's and its wheel's invariants; traps when one is broken. A no-op in release builds. Call it
@@ -228,10 +209,6 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     ///
     /// - Complexity: O(count) in debug builds.
     public func _checkInvariants() {
-        #if DEBUG
-        let wheel = wheel
-        expirer.state.withLock { $0._checkInvariants(armedOn: wheel) }
-        wheel._checkInvariants()
-        #endif
+        WheelKeyTable._checkInvariants(of: expirer.state, armedOn: wheel)
     }
 }

@@ -114,16 +114,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         try Self.validate(ttl: ttl)
         let wheel = wheel
         return try expirer.state.withLock { table throws(TempoError) -> Value? in
-            if let slot = table.slot(of: key) {
-                let old = table[slot].payload.value
-                try rearm(&table, slot, ttl: ttl)
-                table[slot].payload = Payload(value: value, ttl: ttl)
-                return old
-            }
-            try table.insert(key, Payload(value: value, ttl: ttl)) { token throws(TempoError) in
-                try wheel.schedule(after: ttl, value: token)
-            }
-            return nil
+            try table.upsert(key, Payload(value: value, ttl: ttl), .after(ttl), on: wheel)?.value
         }
     }
 
@@ -149,7 +140,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         expirer.state.withLock { table in
             guard let slot = table.slot(of: key) else { return false }
             // A TTL that was valid when set stays valid: only an out-of-range deadline could throw.
-            do { try rearm(&table, slot, ttl: table[slot].payload.ttl) } catch { return false }
+            do { try table.rearm(slot, .after(table[slot].payload.ttl), on: wheel) } catch { return false }
             return true
         }
     }
@@ -177,24 +168,11 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         try TempoError.validateInterval(ttl, name: "ttl")
     }
 
-    /// Moves the timer of `slot` to `ttl` from now; when the wheel already took it for firing, arms a new one (the
-    /// firing becomes stale).
-    @inlinable
-    func rearm(_ table: inout State, _ slot: UInt32, ttl: Duration) throws(TempoError) {
-        if try wheel.reschedule(table[slot].handle, after: ttl) { return }
-        let token = table.renew(slot)
-        table[slot].handle = try wheel.schedule(after: ttl, value: token)
-    }
-
     /// Checks the dictionary's and its wheel's invariants; traps when one is broken. A no-op in release builds. Call
     /// it only while no expiry is being delivered.
     ///
     /// - Complexity: O(count) in debug builds.
     public func _checkInvariants() {
-        #if DEBUG
-        let wheel = wheel
-        expirer.state.withLock { $0._checkInvariants(armedOn: wheel) }
-        wheel._checkInvariants()
-        #endif
+        WheelKeyTable._checkInvariants(of: expirer.state, armedOn: wheel)
     }
 }

@@ -117,11 +117,8 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
             }
             table[slot].payload = tat
             let refilled = origin + gcra.refilled(tat)
-            if (try? wheel.reschedule(table[slot].handle, at: refilled)) != true {
-                // The wheel took the old timer for firing: that firing is stale now; arm a new one.
-                let token = table.renew(slot)
-                if let handle = try? wheel.schedule(at: refilled, value: token) { table[slot].handle = handle }
-            }
+            // As above, `refilled` is in range: neither closure throws.
+            try? table.rearm(slot, .at(refilled), on: wheel)
             return nil
         }
     }
@@ -131,10 +128,6 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     ///
     /// - Complexity: O(count) in debug builds.
     public func _checkInvariants() {
-        #if DEBUG
-        let wheel = wheel
-        evictor.state.withLock { $0._checkInvariants(armedOn: wheel) }
-        wheel._checkInvariants()
-        #endif
+        WheelKeyTable._checkInvariants(of: evictor.state, armedOn: wheel)
     }
 }

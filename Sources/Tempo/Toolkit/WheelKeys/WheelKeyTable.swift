@@ -1,3 +1,5 @@
+import TempoLocks
+
 /// Keys with one wheel timer each: the shared store of ``ExpiringDictionary``, ``DelayQueue`` and
 /// ``KeyedRateLimiter``.
 ///
@@ -71,6 +73,51 @@ struct WheelKeyTable<Key: Hashable, Payload> {
         return token(slot)
     }
 
+    /// When a slot's timer is due: at an instant, or after a delay from now (the wheel's cheaper relative arm).
+    @usableFromInline
+    enum Due {
+        case at(TimerInstant)
+        case after(Duration)
+    }
+
+    /// Moves the timer of `slot` on `wheel`; when the wheel already took it for firing, makes that firing stale and
+    /// arms a new timer.
+    @inlinable
+    mutating func rearm(_ slot: UInt32, _ due: Due, on wheel: TimingWheel) throws(TempoError) {
+        let moved: Bool
+        switch due {
+        case .at(let deadline): moved = try wheel.reschedule(self[slot].handle, at: deadline)
+        case .after(let delay): moved = try wheel.reschedule(self[slot].handle, after: delay)
+        }
+        if !moved { self[slot].handle = try Self.arm(due, token: renew(slot), on: wheel) }
+    }
+
+    /// Gives `key` the payload `payload` and a timer due at `due`: moves the key's timer when it has one, and
+    /// otherwise takes a slot and arms one. On a throw the table is unchanged.
+    ///
+    /// - Returns: The key's previous payload, if it had one.
+    @inlinable
+    mutating func upsert(_ key: Key, _ payload: Payload, _ due: Due, on wheel: TimingWheel) throws(TempoError)
+        -> Payload?
+    {
+        guard let slot = slot(of: key) else {
+            try insert(key, payload) { token throws(TempoError) in try Self.arm(due, token: token, on: wheel) }
+            return nil
+        }
+        try rearm(slot, due, on: wheel)
+        defer { self[slot].payload = payload }
+        return self[slot].payload
+    }
+
+    /// Arms a timer carrying `token` on `wheel`.
+    @inlinable
+    static func arm(_ due: Due, token: UInt64, on wheel: TimingWheel) throws(TempoError) -> TimingWheel.Handle {
+        switch due {
+        case .at(let deadline): try wheel.schedule(at: deadline, value: token)
+        case .after(let delay): try wheel.schedule(after: delay, value: token)
+        }
+    }
+
     /// Takes a slot for `key` (not yet in the table) and arms its timer with `arm`, which receives the token; on a
     /// throw nothing is kept.
     @discardableResult
@@ -125,5 +172,14 @@ struct WheelKeyTable<Key: Hashable, Payload> {
         for slot in slots.values {
             precondition(wheel.isArmed(self[slot].handle), "the entry in slot \(slot) has no armed timer")
         }
+    }
+
+    /// The `_checkInvariants()` of the keyed toolkit types: the table under its lock, then the wheel. A no-op in
+    /// release builds.
+    static func _checkInvariants(of state: borrowing TempoMutex<Self>, armedOn wheel: TimingWheel) {
+        #if DEBUG
+        state.withLock { $0._checkInvariants(armedOn: wheel) }
+        wheel._checkInvariants()
+        #endif
     }
 }
