@@ -6,38 +6,21 @@ extension TempoTimer {
         /// The period between ticks (for a one-shot, the delay before its tick).
         var interval: Duration
         /// How many ticks to deliver.
-        var repeats: TimerRepeats
+        var repeats: TimerRepeats = .forever
         /// When the first tick is due.
-        var firstTick: FirstTick
+        var firstTick: FirstTick = .afterInterval
         /// How late past its due instant a tick may run so that wakeups can be batched; zero by default.
-        var leeway: Duration
-        /// The clock deadlines are measured on.
-        var clock: TimerClock
+        var leeway: Duration = .zero
         /// What happens to ticks missed while the timer could not run.
-        var latePolicy: LateTickPolicy
+        var latePolicy: LateTickPolicy = .coalesce
         /// Where handlers run.
-        var delivery: TimerDelivery
+        var delivery: TimerDelivery = .privateQueue
+        /// The clock deadlines are measured on.
+        var clock: TimerClock = .monotonic
         /// The timer's name for instruments (kept in the timer's extras when set).
         var label: TimerLabel?
 
-        /// Creates a configuration.
-        init(
-            every interval: Duration,
-            repeats: TimerRepeats = .forever,
-            first firstTick: FirstTick = .afterInterval,
-            leeway: Duration = .zero,
-            latePolicy: LateTickPolicy = .coalesce,
-            delivery: TimerDelivery = .privateQueue,
-            clock: TimerClock = .monotonic
-        ) {
-            self.interval = interval
-            self.repeats = repeats
-            self.firstTick = firstTick
-            self.leeway = leeway
-            self.latePolicy = latePolicy
-            self.delivery = delivery
-            self.clock = clock
-        }
+        // The memberwise initializer: `init(interval:repeats:firstTick:leeway:latePolicy:delivery:clock:label:)`.
 
         /// Checks every field.
         ///

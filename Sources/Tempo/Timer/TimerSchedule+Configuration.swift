@@ -12,11 +12,11 @@ extension TimerSchedule {
         switch kind {
         case .every(let interval, let repeats, let first):
             configuration = TempoTimer.Configuration(
-                every: interval, repeats: repeats, first: first, leeway: leeway, latePolicy: latePolicy,
+                interval: interval, repeats: repeats, firstTick: first, leeway: leeway, latePolicy: latePolicy,
                 delivery: delivery, clock: clock)
         case .after(let delay):
             configuration = TempoTimer.Configuration(
-                every: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+                interval: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
         case .at(let instant, let ifPast):
             configuration = try TempoTimer.Configuration.oneShot(
                 at: instant, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock,

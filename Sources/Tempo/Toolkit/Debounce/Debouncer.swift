@@ -53,7 +53,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
         // A zero delay runs through a manual fire; the timer's own interval must still be valid.
         let timerDelay = delay == .zero ? Duration.nanoseconds(1) : delay
         let configuration = TempoTimer.Configuration(
-            every: timerDelay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+            interval: timerDelay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
         timer = try relay.timer(configuration, scheduler: scheduler) { debouncer, _ in debouncer.delayElapsed() }
         self.action = action
         self.scheduler = scheduler

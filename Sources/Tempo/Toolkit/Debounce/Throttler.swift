@@ -92,7 +92,7 @@ public final class Throttler<Value: Sendable>: Sendable {
     ) throws(TempoError) {
         let relay = WeakRelay<Throttler<Value>>()
         let configuration = TempoTimer.Configuration(
-            every: interval, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+            interval: interval, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
         timer = try relay.timer(configuration, scheduler: scheduler) { throttler, tick in throttler.handle(tick) }
         self.edge = edge
         self.interval = interval

@@ -163,12 +163,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     @discardableResult
     public func remove(_ key: Key) -> Value? {
         let wheel = wheel
-        return expirer.state.withLock { table in
-            guard let slot = table.slot(of: key) else { return nil }
-            let entry = table.remove(slot)
-            wheel.cancel(entry.handle)
-            return entry.payload.value
-        }
+        return expirer.state.withLock { $0.remove(key, cancellingOn: wheel)?.value }
     }
 
     /// The deadline of the entry of `key` on the queue's clock, or `nil` when none waits.

@@ -154,12 +154,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     @inlinable
     public func removeValue(forKey key: Key) -> Value? {
         let wheel = wheel
-        return expirer.state.withLock { table in
-            guard let slot = table.slot(of: key) else { return nil }
-            let entry = table.remove(slot)
-            wheel.cancel(entry.handle)
-            return entry.payload.value
-        }
+        return expirer.state.withLock { $0.remove(key, cancellingOn: wheel)?.value }
     }
 
     /// Throws unless `ttl` is a valid interval (called from inlinable code, so the check itself stays internal).

@@ -156,6 +156,17 @@ struct WheelKeyTable<Key: Hashable, Payload> {
         return entry
     }
 
+    /// Removes `key` and cancels its timer on `wheel`.
+    ///
+    /// - Returns: The key's payload, or `nil` when the table does not hold it.
+    @inlinable
+    mutating func remove(_ key: Key, cancellingOn wheel: TimingWheel) -> Payload? {
+        guard let slot = slot(of: key) else { return nil }
+        let entry = remove(slot)
+        wheel.cancel(entry.handle)
+        return entry.payload
+    }
+
     /// Checks that the dictionary and the slots agree; traps otherwise.
     func _checkInvariants() {
         precondition(slots.count + free.count == entries.count, "slots \(slots.count) + free \(free.count)")
