@@ -6,7 +6,7 @@ import Tempo
 /// itself is the plain view.
 ///
 /// Thread-safety: as the engine's; conforming types add only immutable or atomic state.
-protocol EngineView: TimerScheduler {
+protocol EngineView: DeliveringScheduler {
     /// The engine the view forwards to.
     var engine: VirtualClockEngine { get }
     /// The creation site recorded with each scheduled action; `nil` by default.

@@ -20,8 +20,8 @@ extension VirtualClock {
     /// a deadline on the clock.
     ///
     /// ## When the clock counts as idle
-    /// The clock sees only what is scheduled on it: schedules, cancels, deliveries through
-    /// ``execute(on:_:)`` and the actions it runs. It counts as *idle*, and advances, when all of these hold:
+    /// The clock sees only what is scheduled on it: schedules, cancels, timers' deliveries and
+    /// the actions it runs. It counts as *idle*, and advances, when all of these hold:
     /// - at least one action is pending;
     /// - no task whose sleep on this clock ended (``sleep(until:tolerance:)``, and so `Task.sleep`, tick sequences
     ///   and timeouts on it) is still waiting for the executor to run it;
@@ -30,8 +30,7 @@ extension VirtualClock {
     ///   had the executor to run until they wait again);
     /// - no ``holdingTime(isolation:_:)`` scope is open.
     ///
-    /// Work queued on a `DispatchQueue` by a timer's delivery is finished before a step returns (see
-    /// ``execute(on:_:)``), so callback timers are always settled.
+    /// Work queued on a `DispatchQueue` by a timer's delivery is finished before a step returns, so callback timers are always settled.
     ///
     /// ## Work the clock cannot see
     /// A task waiting on something other than this clock (I/O, a real-time sleep, another clock) looks idle. If

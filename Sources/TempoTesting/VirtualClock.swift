@@ -1,4 +1,4 @@
-public import Dispatch
+package import Dispatch
 public import Tempo
 
 /// A scheduler whose time moves only when a test moves it, so timer code is tested without waiting.
@@ -28,12 +28,12 @@ public import Tempo
 /// handler, and don't deliver to the main queue from a test that blocks the main thread.
 ///
 /// Lifetime: a running timer is kept alive by the clock's pending action, but the timer does not keep the clock
-/// alive (it holds the clock's shared state, ``heldReference``). When a test drops its clock, the clock releases
+/// alive (it holds the clock's shared state). When a test drops its clock, the clock releases
 /// everything scheduled on it, so timers left running on it are freed too, and LeakSanitizer stays quiet.
 ///
 /// Thread-safety: every method may be called from any thread; advance from one thread at a time.
-public final class VirtualClock: TimerScheduler {
-    /// Time and queues; what timers keep (see ``heldReference``).
+public final class VirtualClock: DeliveringScheduler {
+    /// Time and queues; what timers keep (see `heldReference`).
     let engine: VirtualClockEngine
 
     /// 2026-01-01 00:00:00 UTC, the default starting instant of the wall clock.
@@ -65,7 +65,7 @@ public final class VirtualClock: TimerScheduler {
     /// clock's `deinit` releases every pending action. Timers still held by the test then read a frozen time
     /// and never fire. A handler that captures the clock itself keeps it alive through its timer; read time
     /// from the `TimerTick` or capture the clock weakly.
-    public var heldReference: any TimerScheduler { engine }
+    package var heldReference: any TimerScheduler { engine }
 
     /// The clock's virtual instant.
     public func now(_ clock: TimerClock) -> TimerInstant {
@@ -89,7 +89,7 @@ public final class VirtualClock: TimerScheduler {
 
     /// Runs `work` on `queue` (or on the calling thread for `nil`) and, unless called from delivered work,
     /// waits until it and everything it submitted in turn has run.
-    public func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
+    package func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
         engine.execute(on: queue, work)
     }
 

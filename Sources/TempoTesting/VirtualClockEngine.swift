@@ -5,7 +5,7 @@ import TempoLocks
 
 /// The time and queues of a ``VirtualClock``, shared by the clock and by everything scheduled on it.
 ///
-/// Timers keep this engine (the clock's ``VirtualClock/heldReference``), not the clock: a running timer's
+/// Timers keep this engine (the clock's `heldReference`), not the clock: a running timer's
 /// pending action lives in the engine's queues and keeps the timer alive, so if the timer kept the clock,
 /// clock and timer would keep each other alive forever once the test dropped both. When the last reference
 /// to the ``VirtualClock`` goes, its `deinit` calls ``close()``: the queues are emptied (releasing every

@@ -15,8 +15,8 @@ final class ScheduledSleep: Sendable {
     private let state = TempoMutex<State>(.initial)
 
     init(scheduler: any TimerScheduler) {
-        // Not `scheduler` itself: the pending deadline keeps this sleep alive (see `heldReference`).
-        self.scheduler = scheduler.heldReference
+        // Not `scheduler` itself: the pending deadline keeps this sleep alive (see `keptReference`).
+        self.scheduler = scheduler.keptReference
     }
 
     /// Arms the deadline, or resumes at once if the task was cancelled before the continuation existed.

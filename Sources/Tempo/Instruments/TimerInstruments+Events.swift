@@ -8,7 +8,7 @@ extension TimerInstruments {
         case deliveryPool
         /// A Dispatch queue of yours (``TimerDelivery/queue(_:)``).
         case queue
-        /// Another ``TimerScheduler``'s ``TimerScheduler/execute(on:_:)`` (a `VirtualClock` in tests).
+        /// Delivery through another ``TimerScheduler`` than ``SystemScheduler`` (a `VirtualClock` in tests).
         case scheduler
 
         /// `driver thread`, `delivery pool`, `queue` or `scheduler`.

@@ -1,4 +1,3 @@
-public import Dispatch
 import TempoLocks
 
 /// A scheduler whose time is any `Clock` with `Swift.Duration` durations, so every Tempo type runs on a clock
@@ -41,8 +40,8 @@ import TempoLocks
 ///   down) leaves the pending actions in place; the next ``schedule(at:leeway:clock:_:)`` sleeps again.
 ///
 /// ## Delivery
-/// ``execute(on:_:)`` submits to the queue asynchronously (as ``SystemScheduler`` does) and runs work for no queue
-/// at once on the calling thread, so a timer with ``TimerDelivery/immediate`` delivery runs its handler on the
+/// Delivery work goes to the queue asynchronously (as on ``SystemScheduler``), and work for no queue runs at once
+/// on the calling thread, so a timer with ``TimerDelivery/immediate`` delivery runs its handler on the
 /// scheduler's task, right after the clock reached the deadline.
 ///
 /// ## Lifetime
@@ -134,19 +133,6 @@ public final class ClockScheduler<C: Clock>: TimerScheduler where C.Duration == 
         }
         withExtendedLifetime(removed) {}
         idle?.cancel()
-    }
-
-    /// Submits `work` asynchronously to `queue`, or runs it at once on the calling thread for `nil`.
-    ///
-    /// - Parameters:
-    ///   - queue: The queue, or `nil` for the calling thread.
-    ///   - work: The work.
-    public func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
-        if let queue {
-            queue.async(execute: work)
-        } else {
-            work()
-        }
     }
 
     /// The number of scheduled actions that have neither run nor been cancelled, over all ``TimerClock``s.

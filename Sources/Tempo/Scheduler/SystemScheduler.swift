@@ -1,4 +1,4 @@
-public import Dispatch
+import Dispatch
 import Synchronization
 import TempoLocks
 
@@ -133,15 +133,6 @@ public final class SystemScheduler: TimerScheduler {
         let index = Int(action.id & 3)
         guard index < drivers.count else { return }
         drivers[index].remove(id: action.id, slot: action.slot)
-    }
-
-    /// Submits `work` asynchronously to `queue`, or runs it at once on the calling thread for `nil`.
-    public func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
-        if let queue {
-            queue.async(execute: work)
-        } else {
-            work()
-        }
     }
 
     /// The number of actions pending on `clock`, for diagnostics and tests.

@@ -1,5 +1,3 @@
-public import Dispatch
-
 /// The source of time and deadlines that Tempo's timers run on.
 ///
 /// Tempo ships two schedulers: ``SystemScheduler``, which reads the real clocks and sleeps a
@@ -12,6 +10,9 @@ public import Dispatch
 /// - run each action at most once, and never after ``cancel(_:)`` for it has returned;
 /// - run actions outside its own locks, so an action may call back into the scheduler;
 /// - run actions with equal deadlines in the order they were scheduled.
+///
+/// Delivery work (a timer's handlers on its ``TimerDelivery`` queue) runs asynchronously on that queue, or, for
+/// ``TimerDelivery/immediate``, on the thread that ran the action.
 ///
 /// All methods are safe to call from any thread.
 public protocol TimerScheduler: Sendable {
@@ -46,31 +47,6 @@ public protocol TimerScheduler: Sendable {
     ///
     /// - Parameter action: The handle ``schedule(at:leeway:clock:_:)`` returned.
     func cancel(_ action: ScheduledAction)
-
-    /// Runs `work` on `queue`, or on the calling thread when `queue` is `nil`.
-    ///
-    /// ``SystemScheduler`` submits asynchronously; `VirtualClock` runs the work synchronously so that
-    /// tests stay deterministic.
-    ///
-    /// - Parameters:
-    ///   - queue: The queue to run on, or `nil` for the current thread.
-    ///   - work: The work.
-    func execute(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void)
-
-    /// What a Tempo type that schedules actions keeps to reach this scheduler; by default the scheduler itself.
-    ///
-    /// A scheduler keeps its pending actions alive, and a running ``TempoTimer``'s action keeps the timer alive,
-    /// so a timer holding the scheduler itself and the scheduler would keep each other alive. That is harmless
-    /// for a scheduler that lives as long as the process (``SystemScheduler/shared``). A scheduler that should
-    /// be freed when its user drops it, even with actions pending (`VirtualClock` in tests), returns an object
-    /// that shares its time and queues without keeping it alive, and releases its pending actions when it is
-    /// deinitialized. Read once, when the Tempo type is created; any thread.
-    var heldReference: any TimerScheduler { get }
-}
-
-extension TimerScheduler {
-    /// The scheduler itself: right for a scheduler that outlives its timers.
-    public var heldReference: any TimerScheduler { self }
 }
 
 /// A handle to an action scheduled with ``TimerScheduler/schedule(at:leeway:clock:_:)``.

@@ -11,7 +11,7 @@ extension TempoTimer {
         case systemInline(ClockDriver)
         /// ``SystemScheduler``, ``TimerDelivery/queue(_:)``: drained on that queue.
         case systemQueue(QueueRoute)
-        /// Another scheduler: drained through its ``TimerScheduler/execute(on:_:)``.
+        /// Another scheduler: drained through its `deliver(on:_:)`.
         case other(OtherScheduler)
     }
 
@@ -25,8 +25,8 @@ extension TempoTimer {
         }
     }
 
-    /// A scheduler other than ``SystemScheduler`` (its `heldReference`), the timer's clock, and the queue to pass to
-    /// the scheduler's ``TimerScheduler/execute(on:_:)`` (`nil` for ``TimerDelivery/immediate``).
+    /// A scheduler other than ``SystemScheduler`` (its `keptReference`), the timer's clock, and the queue to pass to
+    /// the scheduler's `deliver(on:_:)` (`nil` for ``TimerDelivery/immediate``).
     final class OtherScheduler: Sendable {
         let scheduler: any TimerScheduler
         let clock: TimerClock

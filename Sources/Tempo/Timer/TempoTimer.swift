@@ -81,14 +81,14 @@ public final class TempoTimer: Sendable {
             case .queue(let target): engine = .systemQueue(QueueRoute(driver: driver, queue: target))
             }
         } else {
-            // Not `scheduler` itself: its pending action keeps this timer alive (see `heldReference`).
+            // Not `scheduler` itself: its pending action keeps this timer alive (see `keptReference`).
             let queue: DispatchQueue?
             switch configuration.delivery.kind {
             case .immediate: queue = nil
             case .privateQueue: queue = DeliveryPool.queue
             case .queue(let target): queue = target
             }
-            engine = .other(OtherScheduler(scheduler: scheduler.heldReference, clock: clock, queue: queue))
+            engine = .other(OtherScheduler(scheduler: scheduler.keptReference, clock: clock, queue: queue))
         }
         machine = TempoMutex(
             TimerStateMachine(config: configuration, handler: handler, targetIsAlive: targetIsAlive))
@@ -410,7 +410,7 @@ public final class TempoTimer: Sendable {
             if let context = DriverContext.current, context.take(self) { return }
             DeliveryPool.shared.submit(self)
         case .systemQueue(let route): route.queue.async { [self] in drain() }
-        case .other(let other): other.scheduler.execute(on: other.queue) { [self] in drain() }
+        case .other(let other): other.scheduler.deliver(on: other.queue) { [self] in drain() }
         }
     }
 

@@ -23,8 +23,8 @@ public struct TimerDelivery: Sendable, CustomStringConvertible {
     /// Tempo's delivery pool (one thread per core, at least two; it starts one more thread when every pool
     /// thread has been busy with one handler for 50 ms). So a handler that blocks delays the other timers of its
     /// clock by about 0.5 ms at most, once, and its own timer's later ticks until it returns. Runs of different
-    /// timers may run in parallel. On other schedulers (`VirtualClock`), handlers run through the scheduler's
-    /// ``TimerScheduler/execute(on:_:)`` on a shared concurrent queue.
+    /// timers may run in parallel. On other schedulers (`VirtualClock`), handlers run on a shared concurrent
+    /// queue (`VirtualClock` runs them in step with virtual time).
     public static let privateQueue = TimerDelivery(kind: .privateQueue)
 
     /// The given queue: `.main`, a global queue or one of your own.

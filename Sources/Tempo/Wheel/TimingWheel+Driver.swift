@@ -102,7 +102,7 @@ extension TimingWheel {
             queue.async(execute: drainItem)
         } else if let queue {
             let driver = self.driver
-            scheduler.execute(on: queue) { driver.drainQueued() }
+            scheduler.deliver(on: queue) { driver.drainQueued() }
         }
     }
 

@@ -176,7 +176,7 @@ final class StateLog: Sendable {
 }
 
 /// Wraps a `VirtualClock` and records the leeway of every `schedule` call.
-final class RecordingScheduler: TimerScheduler {
+final class RecordingScheduler: DeliveringScheduler {
     let virtual = VirtualClock()
     private let recorded = TempoMutex<[Duration]>([])
     var leeways: [Duration] { recorded.withLock { $0 } }

@@ -34,7 +34,7 @@ final class ValueLog: TimingWheelHandler {
 }
 
 /// A `VirtualClock` that counts the calls a scheduler client makes and the actions it runs.
-final class CountingScheduler: TimerScheduler {
+final class CountingScheduler: DeliveringScheduler {
     let clock: VirtualClock
     private let counters = TempoMutex((schedules: 0, cancels: 0, executes: 0, runs: 0))
 

@@ -27,7 +27,7 @@ import Testing
 }
 
 /// A `VirtualClock` whose deliveries wait until the test runs them, to interleave calls with a pending drain.
-final class DeferredDeliveryScheduler: TimerScheduler {
+final class DeferredDeliveryScheduler: DeliveringScheduler {
     let virtual = VirtualClock()
     private let deferred = TempoMutex<[@Sendable () -> Void]>([])
 
