@@ -39,7 +39,7 @@ extension TempoTimer.Configuration {
         // The grid of a one-shot needs a positive interval; it is never read (reset re-arms at the deadline) nor
         // reported (``TempoTimer/schedule`` says `.at`).
         return TempoTimer.Configuration(
-            interval: .seconds(1), repeats: .once, firstTick: .at(TimerDeadline(deadline, clock: clock)), leeway: leeway,
-            delivery: delivery, clock: clock)
+            interval: .seconds(1), repeats: .once, firstTick: .at(TimerDeadline(deadline, clock: clock)),
+            leeway: leeway, delivery: delivery, clock: clock)
     }
 }
