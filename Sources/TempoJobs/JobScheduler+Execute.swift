@@ -5,7 +5,7 @@ extension JobScheduler {
     /// Runs one date of a job if the coordinator grants it: its attempts under the failure policy, the cursor per
     /// the delivery mode, then the queued run or the end.
     func execute(_ request: RunRequest) async {
-        let lateness = max(.zero, request.due.duration(to: clock.now))
+        let lateness = max(.zero, origin.duration(to: clock.now) - request.due)
         if let claim = await coordinator.claim(job: request.job.name, plannedDate: request.date, logger: logger) {
             await runClaimed(request, claim: claim, lateness: lateness)
         } else {

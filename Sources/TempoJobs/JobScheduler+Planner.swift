@@ -30,6 +30,8 @@ extension JobScheduler {
                 return  // shutdown
             }
             let now = wallClock()
+            // The run starts first: counting the dates slept through is not on its path.
+            guard admit(job, date: date, due: due) else { return }
             let slept = source.dates(after: date, through: now).count
             if slept > 0 {
                 update(job.name) { $0.missed += slept }
@@ -37,7 +39,6 @@ extension JobScheduler {
                     "job woke late; one run stands for the dates it slept through",
                     metadata: ["job": "\(job.name)", "missed": "\(slept)"])
             }
-            guard admit(job, date: date, due: due) else { return }
             if case .fixedDelay = job.schedule {
                 await wait(for: .idle(job.name))
                 reference = wallClock()
@@ -79,7 +80,8 @@ extension JobScheduler {
     /// Hands a date that came to the overlap policy; starts, queues or skips its run. `false` when planning must
     /// end.
     private func admit(_ job: JobDefinition, date: Date, due: C.Instant) -> Bool {
-        let (admission, executor) = state.withLock { ($0.admit(job, date: date, due: due), $0.executor) }
+        let since = origin.duration(to: due)
+        let (admission, executor) = state.withLock { ($0.admit(job, date: date, due: since), $0.executor) }
         switch admission {
         case .start(let request):
             start(request, on: executor)

@@ -80,7 +80,9 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     let logger: Logger
     let clock: C
     let wallClock: @Sendable () -> Date
-    let state = TempoMutex(State())
+    let state = TempoMutex(SchedulerState())
+    /// The clock's instant when the scheduler was created: the state keeps due instants as the time since it.
+    let origin: C.Instant
 
     /// Creates a scheduler with no jobs.
     ///
@@ -110,6 +112,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         self.logger = logger
         self.wallClock = wallClock
         self.clock = clock
+        self.origin = clock.now
     }
 
     /// Registers a job; it starts when ``run()`` does, or at once if the scheduler is running.
