@@ -385,9 +385,13 @@ public final class TempoTimer: Sendable {
             preconditionFailure("SystemScheduler arms are made under the timer's lock")
         }
         let generation = arm.generation
-        let action = other.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: other.clock) { [self] in
-            scheduledDeadlineReached(generation: generation)
+        let schedule = {
+            other.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: other.clock) { [self] in
+                self.scheduledDeadlineReached(generation: generation)
+            }
         }
+        // A labeled timer names itself to the scheduler for the call (TempoTesting's armed-timer check reads it).
+        let action = if let label { TimerLabel.$arming.withValue(label, operation: schedule) } else { schedule() }
         if !machine.withLock({ $0.armed(action, generation: generation) }) {
             cancelScheduled(action)
         }
