@@ -24,7 +24,7 @@ extension VirtualClock {
     public struct ArmedTimer: Hashable, Sendable, CustomStringConvertible {
         /// Where it was created, if it was created on ``site(_:outlivesTest:fileID:line:)``.
         public let site: CreationSite?
-        /// The ``TimerLabel`` of what armed it, if it had one: a timer whose schedule was labeled (with
+        /// The `TimerLabel` of what armed it, if it had one: a timer whose schedule was labeled (with
         /// `TimerSchedule.labeled(_:fileID:line:)`, also through `TimerRegistry`, `SharedTicker`, or a labeled
         /// plan of TempoPlans), or a TempoJobs job waiting for its next date (labeled with its name).
         public let label: TimerLabel?
@@ -85,7 +85,7 @@ extension VirtualClock {
     }
 
     /// Records a test issue for each action still armed on the clock, except those of sites created with
-    /// `outlivesTest: true`; an issue names the timer (by its site, else by its ``TimerLabel``) and is reported at
+    /// `outlivesTest: true`; an issue names the timer (by its site, else by its `TimerLabel`) and is reported at
     /// the line that created the site or gave the label, when known.
     ///
     /// - Parameter sourceLocation: Where to report actions whose creation site is unknown.
