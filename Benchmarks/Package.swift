@@ -33,6 +33,16 @@ let package = Package(
             dependencies: ["CProcessStats", .product(name: "Tempo", package: "Tempo")],
             path: "Benchmarks/WheelProbe"
         ),
+        // The instrument hook's per-tick cost, no instrument against a no-op one, with its own loops
+        // (`swift run -c release InstrumentProbe`): a second check of TickerBenchmarks' `InstrumentTick` rows.
+        .executableTarget(
+            name: "InstrumentProbe",
+            dependencies: [
+                .product(name: "Tempo", package: "Tempo"),
+                .product(name: "TempoTesting", package: "Tempo"),
+            ],
+            path: "Benchmarks/InstrumentProbe"
+        ),
         // SharedTicker fan-out: cost per subscriber per tick at 1, 1k and 100k subscribers.
         .executableTarget(
             name: "TickerBenchmarks",

@@ -1,4 +1,5 @@
 import Foundation
+import Tempo
 import TempoPlans
 
 /// A registered job, validated: its name, resolved schedule, options, stable spread and body.
@@ -14,6 +15,9 @@ final class JobDefinition: Sendable {
     }
 
     let name: String
+    /// The job's name with the site that registered it: what the job's waits are armed with (``TimerLabel/arming``),
+    /// so that TempoTesting's armed-timer check names a job still waiting for a date.
+    let label: TimerLabel
     let schedule: Schedule
     let options: JobOptions
     let offset: Duration
@@ -25,10 +29,12 @@ final class JobDefinition: Sendable {
         schedule: JobSchedule,
         options: JobOptions,
         seed: UInt64?,
+        label: TimerLabel,
         body: @escaping @Sendable (JobContext) async throws -> Void
     ) throws(JobError) {
         guard !name.isEmpty else { throw JobError(.emptyName, message: "a job name must not be empty") }
         self.name = name
+        self.label = label
         self.schedule = try Self.resolve(schedule, job: name)
         try Self.validate(options, job: name)
         self.options = options

@@ -2,7 +2,7 @@
 ///
 /// The defaults suit most periodic work: skip a date while the previous run is still going, log a failure and
 /// go on, no timeout, skip dates missed while the process was down, write the cursor after the run (at least
-/// once), no spread. ``JobScheduler/register(_:schedule:options:body:)`` validates the options and throws
+/// once), no spread. ``JobScheduler/register(_:schedule:options:fileID:line:body:)`` validates the options and throws
 /// ``JobError`` naming a bad value.
 ///
 /// `JobOptions` is a value type and is `Sendable`.

@@ -4,7 +4,7 @@ public import TempoPlans
 /// When a job runs: at a fixed rate, a fixed delay after the previous run ended, on a calendar plan or cron text,
 /// or once at a date.
 ///
-/// A schedule is a value; ``JobScheduler/register(_:schedule:options:body:)`` validates it and throws
+/// A schedule is a value; ``JobScheduler/register(_:schedule:options:fileID:line:body:)`` validates it and throws
 /// ``JobError`` with ``JobError/Code/invalidSchedule`` naming the bad value, so building one never fails.
 ///
 /// Dates are wall-clock dates (`Date`); the scheduler converts each wait into its own clock when the wait starts,

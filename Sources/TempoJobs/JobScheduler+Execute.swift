@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Tempo
 
 extension JobScheduler {
     /// Runs one date of a job if the coordinator grants it: its attempts under the failure policy, the cursor per
@@ -52,7 +53,7 @@ extension JobScheduler {
                 }
                 previousWait = wait
                 do {
-                    try await clock.sleep(for: wait)
+                    try await TimerLabel.$arming.withValue(job.label) { try await clock.sleep(for: wait) }
                 } catch {
                     break
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import Tempo
 
 extension JobScheduler {
     /// Plans one job's dates until its schedule ends, the job stops, or shutdown begins.
@@ -25,7 +26,9 @@ extension JobScheduler {
             }
             let due = clock.now.advanced(by: wallClock().duration(to: date))
             do {
-                try await clock.sleep(until: due, tolerance: nil)
+                try await TimerLabel.$arming.withValue(job.label) {
+                    try await clock.sleep(until: due, tolerance: nil)
+                }
             } catch {
                 return  // shutdown
             }

@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import ServiceLifecycle
+import Tempo
 import TempoLocks
 import TempoPlans
 
@@ -125,6 +126,10 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     ///   - name: The job's name, unique in the scheduler and the key of its cursor; not empty.
     ///   - schedule: When it runs.
     ///   - options: Its overlap, failure, timeout, catch-up, delivery and spread (default ``JobOptions/init(overlap:failure:timeout:catchUp:delivery:spread:)``).
+    ///   - fileID: Where the job is registered; leave the default. With `line`, the site of the job's label: the
+    ///     name is the job's label (`TimerLabel`), which names its pending waits in TempoTesting's armed-timer check,
+    ///     as the `job` metadata names it in the scheduler's log lines.
+    ///   - line: The line the job is registered on; leave the default.
     ///   - body: The work, given the run's context; runs in a task of its own that the scheduler tracks.
     /// - Throws: ``JobError`` naming the value: ``JobError/Code/emptyName``, ``JobError/Code/duplicateName``,
     ///   ``JobError/Code/invalidSchedule``, ``JobError/Code/invalidRetryPolicy``,
@@ -134,10 +139,13 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         _ name: String,
         schedule: JobSchedule,
         options: JobOptions = JobOptions(),
+        fileID: String = #fileID,
+        line: Int = #line,
         body: @escaping @Sendable (JobContext) async throws -> Void
     ) throws(JobError) {
         let definition = try JobDefinition(
-            name: name, schedule: schedule, options: options, seed: configuration.randomSeed, body: body)
+            name: name, schedule: schedule, options: options, seed: configuration.randomSeed,
+            label: TimerLabel(name, fileID: fileID, line: line), body: body)
         let continuation = try state.withLock { state throws(JobError) in
             try state.add(definition)
         }

@@ -1,5 +1,5 @@
 public import Foundation
-import Tempo
+public import Tempo
 
 /// A plan: a sequence of future dates, such as "every weekday at 09:00 in Berlin", `0 */2 * * *`, "every 2 hours
 /// until Friday" or "at these dates".
@@ -44,6 +44,8 @@ public struct Plan: Sendable, CustomStringConvertible {
     let node: PlanNode
     /// What the plan is, in words: for example `cron "0 9 * * MON-FRI" in Europe/Berlin`.
     public let description: String
+    /// The name a ``PlanTimer`` of this plan gives its timer (see ``labeled(_:fileID:line:)``); `nil` by default.
+    public internal(set) var label: TimerLabel? = nil
 
     init(_ node: PlanNode, description: String) {
         self.node = node

@@ -55,6 +55,8 @@ extension Plan {
     /// through which tests change a zone's rules while a plan waits.
     func usingZoneRules(_ source: any ZoneRulesSource) -> Plan {
         var shared: [String: ZoneRules] = [:]
-        return Plan(node.usingZoneRules(source, shared: &shared), description: description)
+        var plan = Plan(node.usingZoneRules(source, shared: &shared), description: description)
+        plan.label = label
+        return plan
     }
 }

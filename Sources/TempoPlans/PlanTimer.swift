@@ -40,6 +40,10 @@ import TempoLocks
 ///   process (on Linux, the ICU data built into the Swift runtime): they are not checked. See the
 ///   "Calendar plans" article.
 ///
+/// ## Label
+/// A plan labeled with ``Plan/labeled(_:fileID:line:)`` names the plan timer's wall-clock timer: its
+/// `TimerInstruments` events and stall reports, and TempoTesting's armed-timer check, carry the label.
+///
 /// ## Ownership
 /// A running plan timer is kept alive by the pending wall-clock deadline, like `TempoTimer`: releasing your
 /// last reference does not stop it (call ``cancel()``).
@@ -274,7 +278,8 @@ public final class PlanTimer: Sendable {
 
     /// The one wall-clock timer, idle until its first re-arm; its ticks make the plan decide again.
     private func makeTimer() -> TempoTimer {
-        let schedule = TimerSchedule.after(.nanoseconds(1), leeway: leeway, delivery: .queue(queue), clock: .wall)
+        var schedule = TimerSchedule.after(.nanoseconds(1), leeway: leeway, delivery: .queue(queue), clock: .wall)
+        schedule.label = plan.label
         do {
             return try TempoTimer(schedule, scheduler: scheduler) { [weak self] _ in
                 guard let self, mutable.withLock({ $0.state == .running }) else { return }

@@ -24,19 +24,27 @@ extension VirtualClock {
     public struct ArmedTimer: Hashable, Sendable, CustomStringConvertible {
         /// Where it was created, if it was created on ``site(_:outlivesTest:fileID:line:)``.
         public let site: CreationSite?
+        /// The `TimerLabel` of what armed it, if it had one: a timer whose schedule was labeled (with
+        /// `TimerSchedule.labeled(_:fileID:line:)`, also through `TimerRegistry`, `SharedTicker`, or a labeled
+        /// plan of TempoPlans), or a TempoJobs job waiting for its next date (labeled with its name).
+        public let label: TimerLabel?
         /// The clock it is armed on.
         public let clock: TimerClock
-        /// Its deadline, known for actions armed through a site.
+        /// Its deadline, known for actions armed through a site or with a label.
         public let deadline: TimerInstant?
 
-        /// A sentence naming the timer, its clock and deadline, and where it was created.
+        /// A sentence naming the timer by its site, else by its label, with its clock and deadline.
         public var description: String {
-            guard let site else {
-                return "an action armed on the \(clock) clock (create timers on `scheduler: clock.site(\"name\")` "
-                    + "to see where)"
-            }
             let due = deadline.map { " due at \($0)" } ?? ""
-            return "\(site) armed on the \(clock) clock\(due)"
+            if let site {
+                return "\(site) armed on the \(clock) clock\(due)"
+            }
+            if let label {
+                let name = label.name.isEmpty ? "a timer" : "\"\(label.name)\""
+                return "\(name) (\(label.site)) armed on the \(clock) clock\(due)"
+            }
+            return "an action armed on the \(clock) clock (label the timer's schedule with `.labeled(\"name\")`, or "
+                + "create it on `scheduler: clock.site(\"name\")`, to see which and where)"
         }
     }
 
@@ -77,7 +85,8 @@ extension VirtualClock {
     }
 
     /// Records a test issue for each action still armed on the clock, except those of sites created with
-    /// `outlivesTest: true`; an issue names the timer and is reported at the line that created it when known.
+    /// `outlivesTest: true`; an issue names the timer (by its site, else by its `TimerLabel`) and is reported at
+    /// the line that created the site or gave the label, when known.
     ///
     /// - Parameter sourceLocation: Where to report actions whose creation site is unknown.
     /// - Returns: The armed timers that were reported.
@@ -111,9 +120,10 @@ extension VirtualClock {
         sourceLocation: SourceLocation
     ) -> [(timer: ArmedTimer, message: String, sourceLocation: SourceLocation)] {
         armedTimers.filter { !($0.site?.outlivesTest ?? false) }.map { timer in
+            let place = timer.site.map { ($0.fileID, $0.line) } ?? timer.label.map { ($0.fileID, $0.line) }
             let location =
-                timer.site.map {
-                    SourceLocation(fileID: $0.fileID, filePath: sourceLocation.filePath, line: $0.line, column: 1)
+                place.map {
+                    SourceLocation(fileID: $0.0, filePath: sourceLocation.filePath, line: $0.1, column: 1)
                 } ?? sourceLocation
             return (timer, "Still armed when the test ended: \(timer)", location)
         }

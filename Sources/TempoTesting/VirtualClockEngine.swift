@@ -27,8 +27,9 @@ final class VirtualClockEngine: EngineView {
         var holds = 0
         /// Sleeps on the clock whose deadline passed and whose task has not run since: see ``SleepTracker``.
         var woken = 0
-        /// Where the pending actions armed through ``VirtualClock/site(_:outlivesTest:fileID:line:)`` were created.
-        var sites: [UInt64: (site: VirtualClock.CreationSite, clock: TimerClock, deadline: TimerInstant)] = [:]
+        /// The pending actions that can be named: armed through ``VirtualClock/site(_:outlivesTest:fileID:line:)``,
+        /// or while a ``TimerLabel`` was bound (a labeled timer, a job's wait).
+        var sites: [UInt64: VirtualClock.ArmedTimer] = [:]
     }
 
     private let state: TempoMutex<State>
@@ -66,7 +67,8 @@ final class VirtualClockEngine: EngineView {
         state.withLock { $0.now[clock.index] }
     }
 
-    /// Schedules `action`, remembering `site` (when given) until it runs or is cancelled.
+    /// Schedules `action`, remembering `site` and the label of what is being armed (``TimerLabel/arming``, when
+    /// either is known) until it runs or is cancelled.
     func schedule(
         at deadline: TimerInstant,
         leeway: Duration,
@@ -74,13 +76,16 @@ final class VirtualClockEngine: EngineView {
         site: VirtualClock.CreationSite?,
         _ action: @escaping @Sendable () -> Void
     ) -> ScheduledAction {
-        state.withLock { state in
+        let label = TimerLabel.arming
+        return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             state.activity &+= 1
             guard !state.closed else { return ScheduledAction(id: id) }
             let slot = state.queues[clock.index].insert(id: id, deadline: deadline, leeway: .zero, action: action)
-            if let site { state.sites[id] = (site, clock, deadline) }
+            if site != nil || label != nil {
+                state.sites[id] = VirtualClock.ArmedTimer(site: site, label: label, clock: clock, deadline: deadline)
+            }
             return ScheduledAction(id: id, slot: slot)
         }
     }
@@ -184,19 +189,19 @@ final class VirtualClockEngine: EngineView {
         state.withLock { ($0.activity, $0.holds, $0.woken) }
     }
 
-    /// The pending actions: those armed through a creation site with it, the others with `nil`.
+    /// The pending actions: those armed through a creation site or with a label with them, the others without.
     var armedActions: [VirtualClock.ArmedTimer] {
         state.withLock { state in
             var armed: [VirtualClock.ArmedTimer] = []
             var unnamed: [TimerClock: Int] = [:]
             for (_, entry) in state.sites.sorted(by: { $0.key < $1.key }) {
-                armed.append(VirtualClock.ArmedTimer(site: entry.site, clock: entry.clock, deadline: entry.deadline))
+                armed.append(entry)
                 unnamed[entry.clock, default: 0] -= 1
             }
             for clock in TimerClock.allCases {
                 let others = state.queues[clock.index].count + unnamed[clock, default: 0]
                 for _ in 0..<max(0, others) {
-                    armed.append(VirtualClock.ArmedTimer(site: nil, clock: clock, deadline: nil))
+                    armed.append(VirtualClock.ArmedTimer(site: nil, label: nil, clock: clock, deadline: nil))
                 }
             }
             return armed

@@ -20,7 +20,13 @@ struct LatencyCommand: ParsableCommand {
             clock_nanosleep(TIMER_ABSTIME) and 1 ns timer slack. Ctrl-C (SIGINT) ends the measurement at the \
             end of the current slice (DURATION / ROUNDS of one backend), prints what was measured so far and \
             exits with 130; a second Ctrl-C exits at once. A build without optimization (debug) measures \
-            several times worse and prints a warning: measure with `swift run -c release tempo latency`.
+            several times worse and prints a warning: measure with `swift run -c release tempo latency`. \
+            With --stall-threshold, a TimerInstrument watches every Tempo timer of the run and a stall report \
+            follows the results (on standard error with --json or --csv): how many handlers or scheduled actions \
+            held their thread for the threshold or longer, the longest with its culprit's label, the culprits, and \
+            how many timers waited behind them. --block-once makes one on purpose, to see the report name a \
+            culprit: a timer labeled latency-block blocks the monotonic driver thread once, at the start, which \
+            disturbs the measurement it runs beside.
             """
     )
 
@@ -58,6 +64,21 @@ struct LatencyCommand: ParsableCommand {
     @Flag(name: .long, help: "Do not draw the progress line.")
     var noProgress = false
 
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "Watch the run's Tempo timers and print a stall report of handlers or actions that held their thread "
+                + "this long or longer, like 20ms.", valueName: "duration"))
+    var stallThreshold: String?
+
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "Block the monotonic driver thread once for this long, at the start, from a timer labeled latency-block "
+                + "(a stall on purpose, for the stall report; it disturbs the measurement). Needs --stall-threshold.",
+            valueName: "duration"))
+    var blockOnce: String?
+
     mutating func validate() throws {
         let period = try parseDuration(self.period, option: "--period")
         let duration = try parseDuration(self.duration, option: "--duration")
@@ -73,6 +94,24 @@ struct LatencyCommand: ParsableCommand {
             throw ValidationError("--rounds \(rounds) is more than the \(slots) ticks of --duration \(self.duration)")
         }
         if json && csv { throw ValidationError("--json and --csv cannot be combined") }
+        _ = try stallOptions()
+    }
+
+    /// The parsed `--stall-threshold` and `--block-once`, checked.
+    func stallOptions() throws -> (threshold: Duration, block: Duration?)? {
+        let threshold = try stallThreshold.map { try parseDuration($0, option: "--stall-threshold") }
+        let block = try blockOnce.map { try parseDuration($0, option: "--block-once") }
+        if let threshold, threshold <= .zero || threshold > TempoError.maximumDuration {
+            throw ValidationError("--stall-threshold must be above 0s, got '\(stallThreshold ?? "")'")
+        }
+        if let block, block <= .zero || block > .seconds(60) {
+            throw ValidationError("--block-once must be above 0s and at most 60s, got '\(blockOnce ?? "")'")
+        }
+        guard let threshold else {
+            if blockOnce != nil { throw ValidationError("--block-once needs --stall-threshold") }
+            return nil
+        }
+        return (threshold, block)
     }
 
     func selectedBackends() throws -> [LatencyProbe.Backend] {
@@ -106,6 +145,7 @@ struct LatencyCommand: ParsableCommand {
                     + "each round restarts the backends, so percentiles and ratios mostly measure their start; use at most "
                     + "\(max(1, slots / Self.fewestTicksPerSlice)) rounds or a longer --duration")
         }
+        let stalls = try startStallReport()
         // Listening before the line that says so: a Ctrl-C after it always finds the handler.
         let interrupt = Interrupt()
         let listening = interrupt.listen()
@@ -120,6 +160,7 @@ struct LatencyCommand: ParsableCommand {
             },
             shouldStop: { interrupt.requested })
         listening?.cancel()
+        let stallReport = stalls.map(finishStallReport)
         let stats = samples.map(LatencyStats.init)
         progress.clear()
         let report = LatencyReport(period: period, duration: duration, rounds: rounds, stats: stats)
@@ -135,11 +176,32 @@ struct LatencyCommand: ParsableCommand {
             output(report.table(), terminator: "")
             output(report.textHistogram(), terminator: "")
         }
+        if let stallReport {
+            if json || csv { printError(String(stallReport.dropLast())) } else { output(stallReport, terminator: "") }
+        }
         if let svg, let svgFile {
             try write(report.svg(), to: svgFile, path: svg)
             if !json && !csv { output("\nwrote \(svg)") }
         }
         if interrupt.requested { throw ExitCode(128 + SIGINT) }
+    }
+
+    /// Adds the stall report's instrument, and arms the `--block-once` timer, when asked.
+    private func startStallReport() throws -> (StallRecorder, TimerInstruments.Registration, TempoTimer?)? {
+        guard let (threshold, block) = try stallOptions() else { return nil }
+        let recorder = StallRecorder(threshold: threshold)
+        let registration = try TimerInstruments.add(recorder)
+        return (recorder, registration, try block.map(armBlockingTimer))
+    }
+
+    /// Removes the instrument (after the `--block-once` stall was reported) and returns the report's text.
+    private func finishStallReport(_ stalls: (StallRecorder, TimerInstruments.Registration, TempoTimer?)) -> String {
+        let (recorder, registration, blocker) = stalls
+        if blocker != nil, !recorder.waitForBlock(seconds: 120) {
+            printError("warning: the --block-once timer's stall was not reported within 120 s")
+        }
+        TimerInstruments.remove(registration)
+        return recorder.report()
     }
 
     /// Below this many ticks per backend and round, `--rounds` draws a warning.

@@ -49,4 +49,34 @@ import Testing
         #expect(output.stdout.contains("lateness distribution"))
         #expect(output.stdout.contains("dispatch"))
     }
+
+    @Test func aStallThresholdPrintsAStallReportNamingTheCulpritItsDurationAndTheCount() async throws {
+        let output = try await TempoBinary.run([
+            "latency", "--duration", "100ms", "--backends", "tempo-precise", "--no-progress",
+            "--stall-threshold", "50ms", "--block-once", "200ms",
+        ])
+        #expect(output.status == 0, "stderr: \(output.stderr)")
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        let header = try #require(lines.first { $0.hasPrefix("stalls of 50ms or longer: ") }, "\(output.stdout)")
+        let count = try #require(Int(header.dropFirst("stalls of 50ms or longer: ".count).prefix { $0.isNumber }))
+        #expect(count >= 1)
+        let longest = try #require(lines.first { $0.hasPrefix("  longest: ") })
+        // The blocked handler held the thread for at least 200 ms (never less; no upper bound on a loaded machine).
+        #expect(longest.contains("held the monotonic driver thread for"))
+        let culprits = try #require(lines.first { $0.hasPrefix("  culprits: ") })
+        #expect(culprits.contains("latency-block (tempo/StallReport.swift:"))
+        #expect(lines.contains { $0.hasPrefix("  delayed: ") && $0.hasSuffix("timers waited behind a stall, in all") })
+        let seconds = try #require(
+            longest.split(separator: " for ").last?.split(separator: " ").first.flatMap { Double($0) })
+        #expect(seconds >= 0.2)
+    }
+
+    @Test func withJSONTheStallReportGoesToStandardErrorAndTheOutputStaysJSON() async throws {
+        let output = try await TempoBinary.run([
+            "latency", "--duration", "20ms", "--backends", "floor", "--json", "--stall-threshold", "1s",
+        ])
+        #expect(output.status == 0, "stderr: \(output.stderr)")
+        #expect(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) is [String: Any])
+        #expect(output.stderr.contains("stalls of 1s or longer: "))
+    }
 }

@@ -102,6 +102,8 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(tickerSink.count)
         }
 
+        if subscribers == 1_000 { instrumentTickBenchmarks(timers: subscribers, ticks: max(10, ticks / 10)) }
+
         guard subscribers <= 1_000 else { continue }
         let timersSink = Sink()
         let timers = Mutex<TimersFixture?>(nil)
@@ -117,6 +119,34 @@ let benchmarks: @Sendable () -> Void = {
             record(benchmark, start: start, ticks: timerTicks, subscribers: subscribers)
             benchmark.stopMeasurement()
             blackHole(timersSink.count)
+        }
+    }
+}
+
+/// An instrument that does nothing (every method has an empty default): what the hook costs by itself.
+struct NoOpInstrument: TimerInstrument {}
+
+/// `InstrumentTick.None.N` and `InstrumentTick.NoOp.N` (issue #27): N timers ticked together on a virtual clock, as
+/// `TimerPerSubscriber.N`, with no instrument and with a no-op instrument added (around the measured ticks only, so
+/// that no other benchmark sees it). `psPerSubscriberTick` is the cost per tick; the ratio of the two rows is the
+/// hook's. `InstrumentProbe` checks it with its own loops, and on `SystemScheduler` too.
+func instrumentTickBenchmarks(timers count: Int, ticks: Int) {
+    for instrumented in [false, true] {
+        let sink = Sink()
+        let fixture = Mutex<TimersFixture?>(nil)
+        Benchmark("InstrumentTick.\(instrumented ? "NoOp" : "None").\(count)") { benchmark in
+            let fixture = fixture.withLock { fixture in
+                if fixture == nil { fixture = try? TimersFixture(timers: count, sink: sink) }
+                return fixture!
+            }
+            let registration = instrumented ? try? TimerInstruments.add(NoOpInstrument()) : nil
+            benchmark.startMeasurement()
+            let start = ContinuousClock.now
+            for _ in 0..<ticks { fixture.clock.advance(by: interval) }
+            record(benchmark, start: start, ticks: ticks, subscribers: count)
+            benchmark.stopMeasurement()
+            if let registration { TimerInstruments.remove(registration) }
+            blackHole(sink.count)
         }
     }
 }

@@ -385,11 +385,25 @@ public final class TempoTimer: Sendable {
             preconditionFailure("SystemScheduler arms are made under the timer's lock")
         }
         let generation = arm.generation
-        let action = other.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: other.clock) { [self] in
-            scheduledDeadlineReached(generation: generation)
+        // A labeled timer names itself to the scheduler for the call (TempoTesting's armed-timer check reads it). No
+        // stored closure: the check runs on every arm of an unlabeled timer too, and must not allocate.
+        let action: ScheduledAction
+        if let label {
+            action = TimerLabel.$arming.withValue(label) { schedule(arm, on: other) }
+        } else {
+            action = schedule(arm, on: other)
         }
         if !machine.withLock({ $0.armed(action, generation: generation) }) {
             cancelScheduled(action)
+        }
+    }
+
+    /// Schedules `arm` on a scheduler other than ``SystemScheduler``; the action reports the deadline with the arm's
+    /// generation.
+    private func schedule(_ arm: TimerStateMachine.Arm, on other: OtherScheduler) -> ScheduledAction {
+        let generation = arm.generation
+        return other.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: other.clock) { [self] in
+            scheduledDeadlineReached(generation: generation)
         }
     }
 
