@@ -113,6 +113,7 @@ let package = Package(
             dependencies: [
                 "Tempo",
                 "TempoJobs",
+                "TempoPlans",
                 .product(
                     name: "Instrumentation", package: "swift-distributed-tracing",
                     condition: .when(traits: ["Observability"])),
@@ -213,6 +214,7 @@ let package = Package(
             dependencies: [
                 "Tempo",
                 "TempoJobs",
+                "TempoPlans",
                 "TempoTracing",
                 "TempoTesting",
                 "TempoLocks",

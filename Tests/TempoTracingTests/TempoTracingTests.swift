@@ -5,6 +5,7 @@ import Logging
 import Tempo
 import TempoJobs
 import TempoLocks
+import TempoPlans
 import TempoTesting
 import TempoTracing
 import Testing
@@ -33,6 +34,26 @@ private enum RequestID: ServiceContextKey {
         #expect(ServiceContext.current?[RequestID.self] == nil)
         clock.advance(by: .seconds(2))
         #expect(seen.withLock { $0 } == ["request-42", "request-42"])
+    }
+
+    @Test func theServiceContextCurrentWhereThePlanTimerWasMadeIsCurrentInItsHandler() throws {
+        let clock = VirtualClock()
+        let seen = TempoMutex<[String?]>([])
+        var context = ServiceContext.topLevel
+        context[RequestID.self] = "request-7"
+        let start = Date(timeIntervalSince1970: 1_767_225_600)  // VirtualClock's wall start
+        let timer = try ServiceContext.withValue(context) {
+            try PlanTimer(
+                Plan.every(.seconds(1), anchor: start), scheduler: clock,
+                handler: PlanTimer.inCurrentServiceContext { _ in
+                    seen.withLock { $0.append(ServiceContext.current?[RequestID.self]) }
+                })
+        }
+        timer.start()
+        defer { timer.cancel() }
+        #expect(ServiceContext.current?[RequestID.self] == nil)
+        clock.advance(by: .seconds(2))
+        #expect(seen.withLock { $0 } == ["request-7", "request-7"])
     }
 
     @Test func aJobRunIsASpanWithItsNamePlannedDateAttemptAndOutcomeLinkedToTheSchedulingSpan() async throws {
