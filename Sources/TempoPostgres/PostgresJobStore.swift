@@ -71,7 +71,7 @@ public struct PostgresJobStore: JobStore {
     public func save(_ cursor: JobCursor, for job: String) async throws {
         do {
             try await retry.run("writing a cursor", logger: logger, metadata: ["job": "\(job)"]) {
-                try await client.query(
+                _ = try await client.query(
                     """
                     INSERT INTO tempo_cursors (job, last_date, version) VALUES (\(job), \(cursor.lastDate), \
                     \(cursor.version)) ON CONFLICT (job) DO UPDATE SET last_date = excluded.last_date, \
