@@ -51,7 +51,8 @@ public struct PostgresRetry: Sendable, Hashable {
         }
         guard attemptTimeout > .zero else {
             throw PostgresJobsError(
-                .invalidConfiguration, message: "the retry's attempt timeout must be more than zero, not \(attemptTimeout)")
+                .invalidConfiguration,
+                message: "the retry's attempt timeout must be more than zero, not \(attemptTimeout)")
         }
     }
 
