@@ -15,7 +15,7 @@ import TempoPostgres
 /// `--hold-ms` (default 0), then inserts the same into `results` (key: job and date) if its token still holds the
 /// date. The tables are the caller's. Prints "planning from MS" and "stopping at MS" (this replica's skewed wall
 /// clock, milliseconds since 1970), then "stats succeeded=... failed=... claimedElsewhere=... missed=...
-/// skipped=...".
+/// overlapped=..." (dates the overlap policy skipped).
 func runMode(_ options: Options) async throws {
     let replica = options.replica
     let skew = Double(options.value("skew-ms", 0)) / 1000
@@ -60,7 +60,7 @@ func runMode(_ options: Options) async throws {
     say(
         """
         stats succeeded=\(stats.succeeded) failed=\(stats.failed) claimedElsewhere=\(stats.claimedElsewhere) \
-        missed=\(stats.missed) skipped=\(stats.skipped)
+        missed=\(stats.missed) overlapped=\(stats.skipped)
         """)
     running.cancel()
 }

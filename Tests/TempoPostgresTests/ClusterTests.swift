@@ -77,6 +77,11 @@ extension PostgresTests {
                 let next = killed.date + 1_000
                 let nextRun = try await waitForResult(of: next, client: client)
                 #expect(nextRun.replica != killed.replica)
+                let nextStart = try await integers(
+                    """
+                    SELECT (extract(epoch FROM min(at)) * 1000)::bigint FROM runs \
+                    WHERE (extract(epoch FROM planned_at) * 1000)::bigint = \(next)
+                    """, on: client)[0]
                 let lostRun = try await waitForResult(of: killed.date, client: client)
                 #expect(lostRun.replica != killed.replica)
                 #expect(lostRun.token > killed.token)
@@ -88,7 +93,7 @@ extension PostgresTests {
                 print(
                     """
                     killed \(killed.replica) mid-run of date \(killed.date) (its lease until \(killed.leaseUntil)); \
-                    next date \(next) ran on \(nextRun.replica) at \(nextRun.at), \(nextRun.at - next) ms after it; \
+                    next date \(next) started on \(nextRun.replica) \(nextStart - next) ms after it; \
                     the lost date ran again on \(lostRun.replica) at \(lostRun.at), \(lostRun.at - killed.leaseUntil) \
                     ms after the lease ran out
                     """)
