@@ -8,7 +8,7 @@ import TempoPlans
 import TempoPostgres
 
 /// The `bench` mode: `--jobs` jobs (default 1,000), each every `--every-ms` (default 1,000) on a grid since the
-/// epoch, with empty bodies, for `--seconds` (default 10) after a warm-up of 2 s; prints the runs of this replica,
+/// epoch, spread by `--spread-ms` (default 0: all at once; see `JobOptions.spread`), with empty bodies, for `--seconds` (default 10) after a warm-up of 2 s; prints the runs of this replica,
 /// the dates other replicas ran, those missed and skipped, and the claim's time (granted or refused), median and
 /// p99. Run several at once on one database for the cluster's rate (the sum of their runs).
 func benchMode(_ options: Options) async throws {
@@ -23,8 +23,10 @@ func benchMode(_ options: Options) async throws {
         store: try PostgresJobStore(client: client, logger: logger), coordinator: coordinator, logger: logger,
         clock: ContinuousClock())
     let every = try Plan.every(.milliseconds(options.value("every-ms", 1_000)), anchor: Date(timeIntervalSince1970: 0))
+    let spread = options.value("spread-ms", 0)
+    let jobOptions = JobOptions(spread: spread > 0 ? .milliseconds(spread) : nil)
     for index in 0..<jobs {
-        try scheduler.register("job-\(index)", schedule: .plan(every)) { _ in }
+        try scheduler.register("job-\(index)", schedule: .plan(every), options: jobOptions) { _ in }
     }
     let scheduling = Task { try await scheduler.run() }
     try await Task.sleep(for: .seconds(2))

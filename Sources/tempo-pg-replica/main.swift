@@ -8,7 +8,7 @@
 // tempo-pg-replica run SOCKET DATABASE REPLICA [--skew-ms S] [--every-ms P] [--hold-ms H] [--lease-ms L] [--seconds N]
 //     A JobScheduler on the database (see RunMode.swift): one job every P ms whose runs are recorded in the tables
 //     `runs` and `results`, on a wall clock S ms off, for N seconds (0: until killed).
-// tempo-pg-replica bench SOCKET DATABASE REPLICA [--jobs J] [--every-ms P] [--seconds N]
+// tempo-pg-replica bench SOCKET DATABASE REPLICA [--jobs J] [--every-ms P] [--spread-ms W] [--seconds N]
 //     J jobs every P ms with empty bodies for N seconds (see BenchMode.swift); prints runs and claim times.
 //
 // Every line is flushed at once. Built with the trait Postgres only (otherwise it says so and exits 2).

@@ -94,8 +94,8 @@ extension PostgresTests {
                     """
                     killed \(killed.replica) mid-run of date \(killed.date) (its lease until \(killed.leaseUntil)); \
                     next date \(next) started on \(nextRun.replica) \(nextStart - next) ms after it; \
-                    the lost date ran again on \(lostRun.replica) at \(lostRun.at), \(lostRun.at - killed.leaseUntil) \
-                    ms after the lease ran out
+                    the lost date ran again on \(lostRun.replica), its result written \
+                    \(lostRun.at - killed.leaseUntil) ms after the lease ran out
                     """)
             }
         }
