@@ -42,7 +42,7 @@ public final class PostgresJobCoordinator: JobCoordinator {
         ///
         /// - Parameters:
         ///   - lease: How long a claim holds without renewal (default 10 s).
-        ///   - retry: How failed calls are retried (default ``PostgresRetry/init(attempts:firstWait:maximumWait:)``).
+        ///   - retry: How failed calls are retried (default: the defaults of ``PostgresRetry``).
         public init(lease: Duration = .seconds(10), retry: PostgresRetry = PostgresRetry()) {
             self.lease = lease
             self.retry = retry

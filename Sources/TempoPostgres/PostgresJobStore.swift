@@ -22,7 +22,7 @@ public struct PostgresJobStore: JobStore {
     ///
     /// - Parameters:
     ///   - client: The database's client.
-    ///   - retry: How failed calls are retried (default ``PostgresRetry/init(attempts:firstWait:maximumWait:)``).
+    ///   - retry: How failed calls are retried (default: the defaults of ``PostgresRetry``).
     ///   - logger: Where retries are logged.
     /// - Throws: ``PostgresJobsError/Code/invalidConfiguration`` naming a bad retry value.
     public init(client: PostgresClient, retry: PostgresRetry = PostgresRetry(), logger: Logger)
