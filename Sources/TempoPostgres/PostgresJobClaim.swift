@@ -8,8 +8,8 @@ public import TempoJobs
 /// A date of a job claimed in `tempo_claims`: its fencing token, a lease renewed every third of its length while
 /// the run goes on, and ``isHeld()`` for the body to learn whether it still holds the date.
 ///
-/// Once a renewal finds the lease expired or taken over (the row's token is another), or renewals failed for the
-/// lease's length since the last one that succeeded (the database could not be reached, so the lease has surely
+/// Once a renewal finds the lease expired or taken over (the row's token is another), or renewals failed (an error,
+/// or no answer within a third of the lease) for the lease's length since the last one that succeeded (the database could not be reached, so the lease has surely
 /// run out on the server), the claim is lost for good: renewals stop, a warning is logged once, and ``isHeld()``
 /// returns `false` from then on without asking the database. A claim released, or no longer referenced, stops
 /// renewing. A body that writes results should write them in the same statement as a check of its token (see the
