@@ -141,11 +141,13 @@ let package = Package(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Jobs"])),
             ]
         ),
-        // One replica process for TempoPostgres' kill -9 and SIGSTOP tests (not a product; a stub without the trait).
+        // Replica processes for TempoPostgres' process tests and measurement (not a product; a stub without the trait).
         .executableTarget(
             name: "tempo-pg-replica",
             dependencies: [
                 "TempoPostgres",
+                "TempoJobs",
+                "TempoPlans",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ]

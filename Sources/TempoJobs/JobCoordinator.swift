@@ -23,6 +23,34 @@ public protocol JobCoordinator: Sendable {
     ///   - logger: The scheduler's logger, for errors and refusals.
     /// - Returns: The claim, or `nil` when the run must not start here.
     func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)?
+
+    /// The dates of `job` up to `date` whose runs were abandoned: claimed, never released, and their claims lost
+    /// (the replica that held one died, froze or was cut off past its lease), oldest first.
+    ///
+    /// ``JobScheduler`` asks it before each planned date of a job whose delivery is
+    /// ``JobOptions/Delivery/atLeastOnce`` and whose catch-up policy is not ``JobOptions/CatchUp/skip``, and
+    /// hands the dates to the catch-up policy; each date it runs is claimed again first, so of several replicas
+    /// that find one abandoned date, one runs it. A coordinator may answer from a cache or skip the question
+    /// (return `[]`) to bound its cost; it never throws (errors are logged and answered with `[]`). The default
+    /// implementation returns `[]` (one process: a run ends with its process, and the cursor's catch-up covers it).
+    ///
+    /// - Parameters:
+    ///   - job: The job's name.
+    ///   - date: The planned date about to run; only earlier dates are returned.
+    ///   - logger: The scheduler's logger, for errors.
+    /// - Returns: The abandoned dates before `date`, oldest first.
+    func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date]
+}
+
+extension JobCoordinator {
+    /// Returns `[]`: no run is ever abandoned elsewhere.
+    ///
+    /// - Parameters:
+    ///   - job: Unused.
+    ///   - date: Unused.
+    ///   - logger: Unused.
+    /// - Returns: `[]`.
+    public func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date] { [] }
 }
 
 /// A granted claim on one planned date of a job: a fencing token, and a way for the body to learn that the claim

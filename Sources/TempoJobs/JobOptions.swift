@@ -88,7 +88,9 @@ public struct JobOptions: Sendable {
         case atMostOnce
         /// The cursor is written after the run ended (succeeded, or failed after its last attempt): a crash during
         /// the run leaves the date to the catch-up policy on restart, so with ``CatchUp/once`` or
-        /// ``CatchUp/each(within:)`` it runs again (at least once). Default.
+        /// ``CatchUp/each(within:)`` it runs again (at least once). Default. With replicas whose
+        /// ``JobCoordinator`` reports abandoned dates (a run whose replica died mid-run), the replicas that go on
+        /// also run those per the catch-up policy (see ``JobCoordinator/abandonedDates(job:before:logger:)``).
         case atLeastOnce
     }
 }

@@ -18,6 +18,7 @@ extension JobScheduler {
         var source = DateSource(job.schedule, offset: job.offset, start: start, cursor: cursor?.lastDate)
         guard await catchUp(job, source: source, cursor: cursor?.lastDate, now: start) else { return }
         var reference = wallClock()
+        var recovered = Date.distantPast
         while !Task.isCancelled {
             guard let date = source.next(after: reference) else {
                 update(job.name) { $0.isStopped = true }
@@ -33,6 +34,7 @@ extension JobScheduler {
                 return  // shutdown
             }
             let now = wallClock()
+            guard await recoverAbandoned(job, before: date, now: now, after: &recovered) else { return }
             // The run starts first: counting the dates slept through is not on its path.
             guard admit(job, date: date, due: due) else { return }
             let slept = source.dates(after: date, through: now).count
@@ -78,6 +80,41 @@ extension JobScheduler {
             if Task.isCancelled { return false }
         }
         return true
+    }
+
+    /// Runs, as the job's catch-up policy says, the dates before `date` whose runs another replica abandoned
+    /// (``JobCoordinator/abandonedDates(job:before:logger:)``), after the running run ended and before `date`;
+    /// at-least-once jobs only. `recovered` is the latest date recovered so far: earlier ones are not run again (for
+    /// ``JobOptions/CatchUp/once``, one run stands for all of them). `false` when planning must end.
+    private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, after recovered: inout Date)
+        async -> Bool
+    {
+        guard job.options.delivery == .atLeastOnce, job.options.catchUp != .skip else { return true }
+        let abandoned = await coordinator.abandonedDates(job: job.name, before: date, logger: logger)
+            .filter { $0 > recovered }
+        guard let latest = abandoned.last else { return true }
+        let toRun: [Date]
+        switch job.options.catchUp {
+        case .skip: toRun = []
+        case .once: toRun = [latest]
+        case .each(let within): toRun = abandoned.filter { $0 >= now.adding(.zero - within) }
+        }
+        recovered = latest
+        guard !toRun.isEmpty else { return true }
+        logger.warning(
+            "job runs dates whose runs were abandoned (their claims were lost)",
+            metadata: [
+                "job": "\(job.name)", "abandoned": "\(abandoned.count)", "catchUp": "\(toRun.count)",
+                "job.dates": "\(toRun.map(\.timeIntervalSince1970))",
+            ])
+        await wait(for: .idle(job.name))
+        for abandonedDate in toRun {
+            if Task.isCancelled { return false }
+            let due = clock.now.advanced(by: wallClock().duration(to: abandonedDate))
+            guard admit(job, date: abandonedDate, due: due) else { return false }
+            await wait(for: .idle(job.name))
+        }
+        return !Task.isCancelled
     }
 
     /// Hands a date that came to the overlap policy; starts, queues or skips its run. `false` when planning must

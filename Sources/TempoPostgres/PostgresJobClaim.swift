@@ -8,8 +8,8 @@ public import TempoJobs
 /// A date of a job claimed in `tempo_claims`: its fencing token, a lease renewed every third of its length while
 /// the run goes on, and ``isHeld()`` for the body to learn whether it still holds the date.
 ///
-/// Once a renewal finds the lease expired or taken over (the row's token is another), or renewals failed for the
-/// lease's length since the last one that succeeded (the database could not be reached, so the lease has surely
+/// Once a renewal finds the lease expired or taken over (the row's token is another), or renewals failed (an error,
+/// or no answer within a third of the lease) for the lease's length since the last one that succeeded (the database could not be reached, so the lease has surely
 /// run out on the server), the claim is lost for good: renewals stop, a warning is logged once, and ``isHeld()``
 /// returns `false` from then on without asking the database. A claim released, or no longer referenced, stops
 /// renewing. A body that writes results should write them in the same statement as a check of its token (see the
@@ -107,16 +107,19 @@ private final class Lease: Sendable {
     }
 
     /// Extends the lease; returns `.lost` (and marks the claim lost) when the row's lease expired or its token is
-    /// another's, and `.unknown` on a database error (the next renewal decides, or the lease's length runs out).
+    /// another's, and `.unknown` on a database error or no answer within a third of the lease (the next renewal
+    /// decides, or the lease's length runs out).
     func renew() async -> Renewal {
         let lease = coordinator.leaseMicroseconds
         do {
-            let held = try await rowCount(
-                """
-                UPDATE tempo_claims SET lease_until = now() + \(lease) * interval '1 microsecond' \
-                WHERE job = \(job) AND planned_at = \(plannedDate) AND token = \(token) AND lease_until > now() \
-                AND finished_at IS NULL RETURNING 1::bigint
-                """)
+            let held = try await withTimeout(coordinator.configuration.lease / 3, "renewing a claim's lease") {
+                try await self.rowCount(
+                    """
+                    UPDATE tempo_claims SET lease_until = now() + \(lease) * interval '1 microsecond' \
+                    WHERE job = \(self.job) AND planned_at = \(self.plannedDate) AND token = \(self.token) \
+                    AND lease_until > now() AND finished_at IS NULL RETURNING 1::bigint
+                    """)
+            }
             guard held else {
                 markLost("the lease expired or another replica took the date over")
                 return .lost
@@ -133,11 +136,13 @@ private final class Lease: Sendable {
     func check() async -> Bool {
         guard !lost.load(ordering: .acquiring) else { return false }
         do {
-            let held = try await rowCount(
-                """
-                SELECT 1::bigint FROM tempo_claims WHERE job = \(job) AND planned_at = \(plannedDate) \
-                AND token = \(token) AND lease_until > now()
-                """)
+            let held = try await withTimeout(coordinator.configuration.retry.attemptTimeout, "checking a claim") {
+                try await self.rowCount(
+                    """
+                    SELECT 1::bigint FROM tempo_claims WHERE job = \(self.job) AND planned_at = \(self.plannedDate) \
+                    AND token = \(self.token) AND lease_until > now()
+                    """)
+            }
             if !held { markLost("the lease expired or another replica took the date over") }
             return held
         } catch {
@@ -154,11 +159,12 @@ private final class Lease: Sendable {
         guard !lost.load(ordering: .acquiring) else { return }
         do {
             try await coordinator.configuration.retry.run("finishing a claim", logger: logger) {
-                try await coordinator.client.query(
+                _ = try await self.coordinator.client.query(
                     """
                     UPDATE tempo_claims SET finished_at = now(), succeeded = \(succeeded) \
-                    WHERE job = \(job) AND planned_at = \(plannedDate) AND token = \(token) AND lease_until > now()
-                    """, logger: logger)
+                    WHERE job = \(self.job) AND planned_at = \(self.plannedDate) AND token = \(self.token) \
+                    AND lease_until > now()
+                    """, logger: self.logger)
             }
         } catch {
             // Logged by the retry; the lease then expires and a catch-up run may claim the date again.

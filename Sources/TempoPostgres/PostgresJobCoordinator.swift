@@ -2,6 +2,7 @@
 public import Foundation
 public import Logging
 public import PostgresNIO
+import Synchronization
 public import TempoJobs
 
 /// A `JobCoordinator` on PostgreSQL: each planned date of a job runs on one replica of those sharing the
@@ -15,10 +16,19 @@ public import TempoJobs
 /// same date again (a catch-up run): it gets a new token, and the stale holder's ``PostgresJobClaim/isHeld()`` and
 /// renewals fail. A finished date is never claimed again.
 ///
-/// Errors: each database call is retried per ``Configuration/retry``, each failure logged at warning level; when a
-/// claim still fails, the date is refused here (logged at error level): it is lost rather than risked twice.
+/// Abandoned dates: a date whose claim was never released and whose lease ran out (its replica died, froze or was
+/// cut off mid-run) is reported by ``abandonedDates(job:before:logger:)``, and the scheduler hands it to the job's
+/// catch-up policy: with at-least-once delivery and a catch-up of `once` or `each(within:)`, a survivor claims it
+/// again (with a new token) and runs it. The table is read once per third of a lease per coordinator, for all
+/// jobs at once, so the cost does not grow with the number of jobs.
 ///
-/// Thread-safety: a final class with immutable state; every method may be called from any task.
+/// Errors: each database call is retried per ``Configuration/retry``, each failure (an error, or no answer within
+/// ``PostgresRetry/attemptTimeout``) logged at warning level; when a claim still fails, the date is refused here
+/// (logged at error level): it is lost rather than risked twice, unless the catch-up policy runs it later as an
+/// abandoned date.
+///
+/// Thread-safety: a final class whose mutable state (the abandoned dates read last) is in a `Mutex`; every method
+/// may be called from any task.
 public final class PostgresJobCoordinator: JobCoordinator {
     /// Settings of the claims.
     public struct Configuration: Sendable {
@@ -32,7 +42,7 @@ public final class PostgresJobCoordinator: JobCoordinator {
         ///
         /// - Parameters:
         ///   - lease: How long a claim holds without renewal (default 10 s).
-        ///   - retry: How failed calls are retried (default ``PostgresRetry/init(attempts:firstWait:maximumWait:)``).
+        ///   - retry: How failed calls are retried (default: the defaults of ``PostgresRetry``).
         public init(lease: Duration = .seconds(10), retry: PostgresRetry = PostgresRetry()) {
             self.lease = lease
             self.retry = retry
@@ -42,6 +52,7 @@ public final class PostgresJobCoordinator: JobCoordinator {
     let client: PostgresClient
     let replica: String
     let configuration: Configuration
+    private let abandoned = Mutex(AbandonedDates())
 
     /// Creates a coordinator on `client`, whose `run()` must be going while the scheduler runs. Call
     /// ``PostgresSchema/migrate(on:logger:)`` first.
@@ -84,6 +95,7 @@ public final class PostgresJobCoordinator: JobCoordinator {
         let token: Int64?
         do {
             token = try await configuration.retry.run("claiming a date", logger: logger, metadata: ["job": "\(job)"]) {
+                [client, replica] in
                 let rows = try await client.query(
                     """
                     INSERT INTO tempo_claims (job, planned_at, token, replica, lease_until) VALUES (\(job), \
@@ -105,5 +117,58 @@ public final class PostgresJobCoordinator: JobCoordinator {
         guard let token else { return nil }
         return PostgresJobClaim(coordinator: self, job: job, plannedDate: plannedDate, token: token, logger: logger)
     }
+
+    /// The dates of `job` before `date` whose claims were never released and whose leases ran out, oldest first,
+    /// as the table read last says (read again when that is older than a third of the lease; at most the 1,000
+    /// latest such dates of all jobs). A date run again since the last read may still be listed: claiming it then
+    /// fails. On a database error (logged at warning level, one try) it returns the dates read before.
+    ///
+    /// - Parameters:
+    ///   - job: The job's name.
+    ///   - date: The date about to run.
+    ///   - logger: Where errors are logged.
+    /// - Returns: The abandoned dates, oldest first.
+    public func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date] {
+        let now = ContinuousClock.now
+        let refresh = abandoned.withLock { cache in
+            guard !cache.reading, cache.readAt.map({ $0.duration(to: now) >= configuration.lease / 3 }) ?? true
+            else { return false }
+            cache.reading = true
+            return true
+        }
+        if refresh {
+            var dates: [String: [Date]]?
+            do {
+                let once = PostgresRetry(attempts: 1, attemptTimeout: configuration.retry.attemptTimeout)
+                dates = try await once.run("reading abandoned dates", logger: logger) { [client] in
+                    let rows = try await client.query(
+                        """
+                        SELECT job, planned_at FROM tempo_claims WHERE finished_at IS NULL AND lease_until < now() \
+                        ORDER BY planned_at DESC LIMIT 1000
+                        """, logger: logger)
+                    var dates: [String: [Date]] = [:]
+                    for try await (job, plannedAt) in rows.decode((String, Date).self) {
+                        dates[job, default: []].insert(plannedAt, at: 0)
+                    }
+                    return dates
+                }
+            } catch {
+                // Logged by the retry; the dates read before stand.
+            }
+            abandoned.withLock { cache in
+                cache.reading = false
+                cache.readAt = now
+                if let dates { cache.dates = dates }
+            }
+        }
+        return abandoned.withLock { $0.dates[job] ?? [] }.filter { $0 < date }
+    }
+}
+
+/// The abandoned dates of every job as last read, and when.
+private struct AbandonedDates {
+    var readAt: ContinuousClock.Instant?
+    var reading = false
+    var dates: [String: [Date]] = [:]
 }
 #endif

@@ -22,7 +22,7 @@ public struct PostgresJobStore: JobStore {
     ///
     /// - Parameters:
     ///   - client: The database's client.
-    ///   - retry: How failed calls are retried (default ``PostgresRetry/init(attempts:firstWait:maximumWait:)``).
+    ///   - retry: How failed calls are retried (default: the defaults of ``PostgresRetry``).
     ///   - logger: Where retries are logged.
     /// - Throws: ``PostgresJobsError/Code/invalidConfiguration`` naming a bad retry value.
     public init(client: PostgresClient, retry: PostgresRetry = PostgresRetry(), logger: Logger)
@@ -71,7 +71,7 @@ public struct PostgresJobStore: JobStore {
     public func save(_ cursor: JobCursor, for job: String) async throws {
         do {
             try await retry.run("writing a cursor", logger: logger, metadata: ["job": "\(job)"]) {
-                try await client.query(
+                _ = try await client.query(
                     """
                     INSERT INTO tempo_cursors (job, last_date, version) VALUES (\(job), \(cursor.lastDate), \
                     \(cursor.version)) ON CONFLICT (job) DO UPDATE SET last_date = excluded.last_date, \

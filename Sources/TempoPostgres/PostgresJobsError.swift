@@ -1,6 +1,6 @@
 #if Postgres
-/// An error of TempoPostgres that is not a database error: a bad configuration value, or a schema written by a
-/// newer version.
+/// An error of TempoPostgres that is not a database error: a bad configuration value, a schema written by a
+/// newer version, or a database call with no answer in time.
 ///
 /// `PostgresJobsError` is a value type and is `Sendable`.
 public struct PostgresJobsError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -14,6 +14,9 @@ public struct PostgresJobsError: Error, Hashable, Sendable, CustomStringConverti
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// The database's schema has a version this version of TempoPostgres does not know.
         public static let newerSchema = Code("newerSchema")
+        /// A database call got no answer within ``PostgresRetry/attemptTimeout`` (the server is down or
+        /// overloaded, or the pool has no connection); retried like any database error.
+        public static let timedOut = Code("timedOut")
 
         /// The code's name, for example `newerSchema`.
         public var description: String { name }

@@ -4,6 +4,12 @@ import Logging
 /// How database calls are retried: `attempts` tries in all, waiting `firstWait` after the first failure, then
 /// twice as long each time up to `maximumWait`; each failure is logged at warning level.
 ///
+/// Each try is bounded by `attemptTimeout`: postgres-nio's pool makes a query wait for a connection while the
+/// server is down, so without a bound an outage would be a silent wait. A try with no answer in time fails with
+/// ``PostgresJobsError/Code/timedOut`` (logged and retried like any error); its query is cancelled and left to
+/// end on its own, so a claim whose answer came too late stays unfinished and, once its lease ran out, is an
+/// abandoned date for the catch-up policy (see ``PostgresJobCoordinator``).
+///
 /// `PostgresRetry` is a value type and is `Sendable`.
 public struct PostgresRetry: Sendable, Hashable {
     /// Tries in all, the first included (at least 1).
@@ -12,6 +18,8 @@ public struct PostgresRetry: Sendable, Hashable {
     public var firstWait: Duration
     /// The longest wait (not less than `firstWait`).
     public var maximumWait: Duration
+    /// The longest one try may wait for its answer, a connection included (more than zero).
+    public var attemptTimeout: Duration
 
     /// Creates a retry policy.
     ///
@@ -19,10 +27,15 @@ public struct PostgresRetry: Sendable, Hashable {
     ///   - attempts: Tries in all (default 5).
     ///   - firstWait: The first wait (default 50 ms).
     ///   - maximumWait: The longest wait (default 1 s).
-    public init(attempts: Int = 5, firstWait: Duration = .milliseconds(50), maximumWait: Duration = .seconds(1)) {
+    ///   - attemptTimeout: The longest one try may wait for its answer (default 5 s).
+    public init(
+        attempts: Int = 5, firstWait: Duration = .milliseconds(50), maximumWait: Duration = .seconds(1),
+        attemptTimeout: Duration = .seconds(5)
+    ) {
         self.attempts = attempts
         self.firstWait = firstWait
         self.maximumWait = maximumWait
+        self.attemptTimeout = attemptTimeout
     }
 
     /// Throws ``PostgresJobsError/Code/invalidConfiguration`` naming a value out of range.
@@ -36,19 +49,25 @@ public struct PostgresRetry: Sendable, Hashable {
                 .invalidConfiguration,
                 message: "retry waits must satisfy 0 <= firstWait <= maximumWait, not \(firstWait) and \(maximumWait)")
         }
+        guard attemptTimeout > .zero else {
+            throw PostgresJobsError(
+                .invalidConfiguration,
+                message: "the retry's attempt timeout must be more than zero, not \(attemptTimeout)")
+        }
     }
 
     /// Runs `body` until it succeeds or the attempts are used up; rethrows the last error. Cancellation ends the
     /// waits and rethrows at once.
     @discardableResult
     func run<T: Sendable>(
-        _ what: String, logger: Logger, metadata: Logger.Metadata = [:], _ body: () async throws -> T
+        _ what: String, logger: Logger, metadata: Logger.Metadata = [:],
+        _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         var wait = firstWait
         var attempt = 1
         while true {
             do {
-                return try await body()
+                return try await withTimeout(attemptTimeout, what, body)
             } catch {
                 var metadata = metadata
                 metadata["error"] = "\(String(reflecting: error))"
@@ -64,5 +83,34 @@ public struct PostgresRetry: Sendable, Hashable {
             }
         }
     }
+}
+
+/// Runs `body` in a task of its own and returns its result, or throws ``PostgresJobsError/Code/timedOut`` when it
+/// has not ended within `limit` (and `CancellationError` when the caller is cancelled). The body's task is then
+/// cancelled and left to end on its own: a query waiting for a connection of postgres-nio's pool may not end at
+/// once.
+func withTimeout<T: Sendable>(
+    _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    let (outcome, continuation) = AsyncThrowingStream.makeStream(of: T.self)
+    let work = Task {
+        do {
+            continuation.yield(try await body())
+            continuation.finish()
+        } catch {
+            continuation.finish(throwing: error)
+        }
+    }
+    let timer = Task {
+        try await Task.sleep(for: limit)
+        continuation.finish(
+            throwing: PostgresJobsError(.timedOut, message: "\(what) got no answer within \(limit)"))
+    }
+    defer {
+        work.cancel()
+        timer.cancel()
+    }
+    for try await value in outcome { return value }
+    throw CancellationError()
 }
 #endif

@@ -1,55 +1,32 @@
-// One replica process for the process-level tests of TempoPostgres (issue #29): it claims one date of the job
-// "report", holds the claim (renewing its lease) while its body sleeps, then writes the date's result with a check
-// of its fencing token, and says what happened. The tests kill it (SIGKILL) or freeze it (SIGSTOP) meanwhile.
+// A replica process for the process-level tests and the measurement of TempoPostgres (issue #29). Three modes:
 //
 // tempo-pg-replica SOCKET DATABASE REPLICA LEASE_MS HOLD_MS
+//     Claims one date of the job "report", holds the claim (renewing its lease) while its body sleeps, then writes
+//     the date's result with a check of its fencing token, and says what happened: "claimed TOKEN" (or "refused"),
+//     then "result written" or "result refused", "held true" or "held false", "released". The tests kill it
+//     (SIGKILL) or freeze it (SIGSTOP) meanwhile.
+// tempo-pg-replica run SOCKET DATABASE REPLICA [--skew-ms S] [--every-ms P] [--hold-ms H] [--lease-ms L] [--seconds N]
+//     A JobScheduler on the database (see RunMode.swift): one job every P ms whose runs are recorded in the tables
+//     `runs` and `results`, on a wall clock S ms off, for N seconds (0: until killed).
+// tempo-pg-replica bench SOCKET DATABASE REPLICA [--jobs J] [--every-ms P] [--spread-ms W] [--seconds N]
+//     J jobs every P ms with empty bodies for N seconds (see BenchMode.swift); prints runs and claim times.
 //
-// Lines, each flushed at once: "claimed TOKEN" (or "refused"), then "result written" or "result refused",
-// "held true" or "held false", "released". Built with the trait Postgres only (otherwise it says so and exits 2).
+// Every line is flushed at once. Built with the trait Postgres only (otherwise it says so and exits 2).
 #if Postgres
 import Foundation
 import Logging
 import PostgresNIO
 import TempoPostgres
 
-@Sendable func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
 let arguments = CommandLine.arguments
-guard arguments.count == 6, let leaseMs = Int64(arguments[4]), let holdMs = Int64(arguments[5]) else {
-    say("usage: tempo-pg-replica SOCKET DATABASE REPLICA LEASE_MS HOLD_MS")
-    exit(64)
+switch arguments.dropFirst().first {
+case "run":
+    try await runMode(Options(arguments.dropFirst(2)))
+case "bench":
+    try await benchMode(Options(arguments.dropFirst(2)))
+default:
+    try await claimMode(arguments)
 }
-let replica = arguments[3]
-let logger = Logger(label: replica)
-let client = PostgresClient(
-    configuration: .init(unixSocketPath: arguments[1], username: "tempo", password: nil, database: arguments[2]))
-let running = Task { await client.run() }
-let coordinator = try PostgresJobCoordinator(
-    client: client, replica: replica, configuration: .init(lease: .milliseconds(leaseMs)))
-let date = Date(timeIntervalSince1970: 1_800_000_000)
-guard let claim = await coordinator.claim(job: "report", plannedDate: date, logger: logger) else {
-    say("refused")
-    exit(1)
-}
-say("claimed \(claim.fencingToken)")
-try await Task.sleep(for: .milliseconds(holdMs))
-var written = 0
-for try await _ in try await client.query(
-    """
-    INSERT INTO results SELECT 'report', \(date), \(claim.fencingToken) WHERE EXISTS (SELECT 1 FROM tempo_claims \
-    WHERE job = 'report' AND planned_at = \(date) AND token = \(claim.fencingToken) AND lease_until > now()) \
-    RETURNING 1::bigint
-    """
-).decode(Int64.self) {
-    written += 1
-}
-say(written == 1 ? "result written" : "result refused")
-say("held \(await claim.isHeld())")
-await claim.release(succeeded: true)
-say("released")
-running.cancel()
 exit(0)
 #else
 import Foundation

@@ -18,13 +18,15 @@ func createResultsTable(on client: PostgresClient) async throws {
 }
 
 /// A scheduler whose wall clock is `skew` seconds off, running one job every 200 ms (dates on a grid since the
-/// epoch, the same on every replica) that writes its date with a check of its fencing token.
+/// epoch, the same on every replica) that writes its date with a check of its fencing token; its database calls
+/// are retried per `retry`.
 func makeReplica(
-    _ replica: String, skew: Double, client: PostgresClient, logger: Logger
+    _ replica: String, skew: Double, client: PostgresClient, logger: Logger, retry: PostgresRetry = PostgresRetry()
 ) throws -> JobScheduler<ContinuousClock> {
     let scheduler = JobScheduler(
-        store: try PostgresJobStore(client: client, logger: logger),
-        coordinator: try PostgresJobCoordinator(client: client, replica: replica),
+        store: try PostgresJobStore(client: client, retry: retry, logger: logger),
+        coordinator: try PostgresJobCoordinator(
+            client: client, replica: replica, configuration: .init(retry: retry)),
         logger: logger, wallClock: { Date() + skew }, clock: ContinuousClock())
     let schedule = JobSchedule.plan(try Plan.every(.milliseconds(200), anchor: Date(timeIntervalSince1970: 0)))
     try scheduler.register("tick", schedule: schedule) { context in

@@ -32,6 +32,11 @@ extension PostgresTests {
                     try PostgresJobStore(client: client, retry: PostgresRetry(attempts: 0), logger: Logger(label: "a"))
                 }
                 #expect(error?.message.contains("not 0") == true)
+                let timeout = #expect(throws: PostgresJobsError.self) {
+                    try PostgresJobStore(
+                        client: client, retry: PostgresRetry(attemptTimeout: .zero), logger: Logger(label: "a"))
+                }
+                #expect(timeout?.message.contains("attempt timeout") == true)
             }
         }
     }

@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import Synchronization
+import TempoJobs
+import TempoPlans
+import TempoTesting
+import Testing
+
+/// A coordinator whose first date was claimed by a replica that died: it refuses that date's first claim, reports
+/// it as abandoned from `abandonedFrom` on (every time it is asked, as a database would until the date is run
+/// again), and grants every other claim.
+private final class DeadReplicaCoordinator: JobCoordinator {
+    let lost: Date
+    let abandonedFrom: Date
+    let trace: Trace
+    private let refused = Mutex(false)
+
+    init(lost: Date, abandonedFrom: Date, trace: Trace) {
+        self.lost = lost
+        self.abandonedFrom = abandonedFrom
+        self.trace = trace
+    }
+
+    func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)? {
+        let refuse = plannedDate == lost && !refused.withLock { $0 }
+        if refuse {
+            refused.withLock { $0 = true }
+            return nil
+        }
+        return LocalJobClaim()
+    }
+
+    func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date] {
+        trace.append("asked before \(date.timeIntervalSince(wallDate(0)))")
+        return date >= abandonedFrom ? [lost] : []
+    }
+}
+
+/// Dates whose runs another replica abandoned (its claim lost mid-run) follow the job's catch-up policy on the
+/// replicas that go on.
+@Suite struct AbandonedDateTests {
+    /// Runs one job every 10 s for 45 s (dates 10 to 40) with the coordinator above (date 10 lost, reported from
+    /// date 30 on); returns the planned dates run, in order, as seconds since the clock's start.
+    private func datesRun(_ options: JobOptions, trace: Trace = Trace()) async throws -> [Double] {
+        let clock = VirtualClock()
+        let runs = Trace()
+        try await clock.run {
+            let coordinator = DeadReplicaCoordinator(lost: wallDate(10), abandonedFrom: wallDate(30), trace: trace)
+            let scheduler = JobScheduler(
+                coordinator: coordinator, logger: Logger(label: "test"), wallClock: clock.wallDate, clock: clock)
+            let schedule = JobSchedule.plan(try Plan.every(.seconds(10), anchor: wallDate(0)))
+            try scheduler.register("report", schedule: schedule, options: options) { context in
+                runs.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
+            }
+            try await run(scheduler, on: clock, for: .seconds(45))
+        }
+        return runs.all.compactMap(Double.init)
+    }
+
+    @Test func anAtLeastOnceJobRunsAnAbandonedDateOnceBeforeItsNextDate() async throws {
+        let trace = Trace()
+        let dates = try await datesRun(JobOptions(catchUp: .each(within: .seconds(60))), trace: trace)
+        // Date 10 was refused (another replica held it), then run again at 30, before 30; never a third time.
+        #expect(dates == [20, 10, 30, 40])
+        #expect(trace.all.contains("asked before 30.0"))
+    }
+
+    @Test func catchUpOnceRunsTheLatestAbandonedDateAndEachOnlyThoseWithinItsWindow() async throws {
+        #expect(try await datesRun(JobOptions(catchUp: .once)) == [20, 10, 30, 40])
+        // At date 30, date 10 is 20 s old: outside a 15 s window, so it is not run.
+        #expect(try await datesRun(JobOptions(catchUp: .each(within: .seconds(15)))) == [20, 30, 40])
+    }
+
+    @Test func atMostOnceJobsAndCatchUpSkipNeverRunAnAbandonedDateNorAsk() async throws {
+        let trace = Trace()
+        #expect(try await datesRun(JobOptions(catchUp: .skip), trace: trace) == [20, 30, 40])
+        #expect(
+            try await datesRun(JobOptions(catchUp: .each(within: .seconds(60)), delivery: .atMostOnce), trace: trace)
+                == [20, 30, 40])
+        #expect(trace.all.isEmpty)
+    }
+}
