@@ -92,6 +92,17 @@ public struct PostgresRetry: Sendable, Hashable {
 func withTimeout<T: Sendable>(
     _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
+    let timeout = PostgresJobsError(.timedOut, message: "\(what) got no answer within \(limit)")
+    return try await withTimeout(limit, orThrow: timeout, body)
+}
+
+/// Runs `body` in a task of its own and returns its result, or throws `timeout` when it has not ended within `limit`
+/// (and `CancellationError` when the caller is cancelled). On a timeout the body's task is cancelled and left
+/// behind: a wait that ignores cancellation would otherwise hold the caller. Also the time limit of the database
+/// tests' steps. Any thread or task.
+package func withTimeout<T: Sendable>(
+    _ limit: Duration, orThrow timeout: any Error, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
     let (outcome, continuation) = AsyncThrowingStream.makeStream(of: T.self)
     let work = Task {
         do {
@@ -103,14 +114,13 @@ func withTimeout<T: Sendable>(
     }
     let timer = Task {
         try await Task.sleep(for: limit)
-        continuation.finish(
-            throwing: PostgresJobsError(.timedOut, message: "\(what) got no answer within \(limit)"))
+        continuation.finish(throwing: timeout)
     }
     defer {
         work.cancel()
         timer.cancel()
     }
     for try await value in outcome { return value }
-    throw CancellationError()
+    throw CancellationError()  // the stream ends without a value only when the caller is cancelled
 }
 #endif

@@ -1,4 +1,6 @@
 #if Postgres
+import TempoPostgres
+
 /// A step of a database test that did not end in time.
 struct StepTimeout: Error, CustomStringConvertible {
     let step: String
@@ -16,24 +18,6 @@ struct StepTimeout: Error, CustomStringConvertible {
 func step<T: Sendable>(
     _ name: String, within limit: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    let (outcome, continuation) = AsyncThrowingStream.makeStream(of: T.self)
-    let work = Task {
-        do {
-            continuation.yield(try await body())
-            continuation.finish()
-        } catch {
-            continuation.finish(throwing: error)
-        }
-    }
-    let timer = Task {
-        try await Task.sleep(for: limit)
-        continuation.finish(throwing: StepTimeout(step: name, limit: limit))
-    }
-    defer {
-        work.cancel()
-        timer.cancel()
-    }
-    for try await value in outcome { return value }
-    throw CancellationError()  // the stream ends without a value only when the test is cancelled
+    try await withTimeout(limit, orThrow: StepTimeout(step: name, limit: limit), body)
 }
 #endif
