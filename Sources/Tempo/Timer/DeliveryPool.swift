@@ -29,7 +29,7 @@ final class DeliveryPool: Sendable {
     static let shared = DeliveryPool(workers: max(2, DriverThread.activeProcessorCount))
 
     /// The queue the default delivery uses on schedulers other than ``SystemScheduler`` (a test scheduler decides
-    /// itself how it runs delivery work, through ``TimerScheduler/execute(on:_:)``).
+    /// itself how it runs delivery work, through `DeliveringScheduler.execute(on:_:)`).
     static let queue = DispatchQueue(label: "tempo.delivery", attributes: .concurrent)
 
     /// How long every worker must have been busy with one delivery before the pool starts another.
@@ -82,6 +82,19 @@ final class DeliveryPool: Sendable {
         if let start { launch(worker: start) }
         if check { scheduleStuckCheck() }
     }
+
+    /// Starts the workers not started yet, up to the pool's size; they wait for deliveries.
+    func startWorkers() {
+        let range = state.withLock { state -> Range<Int> in
+            let first = state.started
+            while state.started < workerLimit { _ = startWorker(&state) }
+            return first..<state.started
+        }
+        for index in range { launch(worker: index) }
+    }
+
+    /// The number of workers started.
+    var startedCount: Int { state.withLock { $0.started } }
 
     private func startWorker(_ state: inout State) -> Int {
         state.started += 1

@@ -68,6 +68,28 @@ struct TickAllocationTests {
         withExtendedLifetime(objects) {}
     }
 
+    /// Allocations made by starting the first timer on `scheduler` (created beforehand), over the process.
+    private static func allocationsOfFirstStart(on scheduler: SystemScheduler) throws -> UInt64 {
+        let timer = try TempoTimer(.after(.seconds(3_600)), scheduler: scheduler) { _ in }
+        let before = AllocationCounter.count()
+        timer.start()
+        let after = AllocationCounter.count()
+        timer.cancel()
+        usleep(200_000)  // let threads this started finish starting before anything else is counted
+        return after - before
+    }
+
+    @Test func startingAClocksThreadsAheadMakesItsFirstTimerCheaper() throws {
+        // Schedulers of their own, so that their clocks' threads are not started yet.
+        let cold = try Self.allocationsOfFirstStart(on: SystemScheduler())
+        let warmScheduler = SystemScheduler()
+        warmScheduler.startThreads(for: [.monotonic])
+        usleep(200_000)
+        let warm = try Self.allocationsOfFirstStart(on: warmScheduler)
+        print("first timer started on a new scheduler: \(cold) allocations; after startThreads: \(warm)")
+        #expect(warm < cold, "startThreads(for:) left the first start at \(warm) allocations (\(cold) without)")
+    }
+
     @Test(arguments: ["default", "immediate"])
     func aRepeatingTimerAllocatesNothingPerTick(delivery name: String) throws {
         let ticks = Ticks()
