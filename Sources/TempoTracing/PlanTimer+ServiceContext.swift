@@ -16,7 +16,7 @@ extension PlanTimer {
     /// with none). Timing and thread are the plan timer's: only the task-local context is set around `body`.
     ///
     /// - Parameter body: Called for each fire.
-    /// - Returns: The handler, for ``PlanTimer`` or ``PlanRegistry``.
+    /// - Returns: The handler, for `PlanTimer` or `PlanRegistry`.
     public static func inCurrentServiceContext(_ body: @escaping Handler) -> Handler {
         let context = ServiceContext.current
         return { fire in
