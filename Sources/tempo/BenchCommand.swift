@@ -46,6 +46,28 @@ struct BenchCommand: AsyncParsableCommand {
         help: "How many times to run the whole set (1 to 50); the table shows medians.")
     var rounds = 1
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Measure arming from N threads (2 to 64) instead: N threads each starting and cancelling their own timers "
+                + "on the shared scheduler, against one thread and against N threads each on a scheduler of its own "
+                + "(the control), and the timing wheels, in short passes; the first --counts value (at most 1M, default 2k) is the "
+                + "timers per thread.",
+            valueName: "N"))
+    var threads: Int?
+
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "Measure leeway batching instead: COUNT timers (the first --counts value, default 1k) every 1 s with "
+                + "this leeway, first ticks spread over one second, 5 s each for tempo-timer, tempo-immediate and "
+                + "dispatch-source; prints the process's wakeups per second against the ideal (1 s / leeway).",
+            valueName: "duration"))
+    var leeway: String?
+
+    @Option(name: .long, help: "With --threads: measured passes per case (1 to 1000); the fastest is reported.")
+    var passes = 100
+
     @Flag(name: .long, help: "Print the result as JSON instead of a table.")
     var json = false
 
@@ -55,6 +77,30 @@ struct BenchCommand: AsyncParsableCommand {
     mutating func validate() throws {
         _ = try parsedCounts()
         _ = try parsedSubjects()
+        if let threads, !(2...64).contains(threads) {
+            throw ValidationError("--threads: '\(threads)' is not a number of threads from 2 to 64")
+        }
+        if threads != nil, leeway != nil {
+            throw ValidationError("--threads and --leeway are two different measurements: give one")
+        }
+        if json, threads != nil || leeway != nil {
+            throw ValidationError("--json: not available with --threads or --leeway, which print a table")
+        }
+        if let leeway {
+            let value = try parseDuration(leeway, option: "--leeway")
+            guard value >= .zero, value <= .seconds(1) else {
+                throw ValidationError("--leeway: '\(leeway)' is not a leeway from 0 to the timers' 1 s period")
+            }
+            if let count = try parsedCounts().first, count > 100_000 {
+                throw ValidationError("--counts: '\(count)' timers: --leeway takes at most 100k")
+            }
+        }
+        if threads != nil, let count = try parsedCounts().first, count > 1_000_000 {
+            throw ValidationError("--counts: '\(count)' timers per thread: --threads takes at most 1M")
+        }
+        guard (1...1_000).contains(passes) else {
+            throw ValidationError("--passes: '\(passes)' is not a number of passes from 1 to 1000")
+        }
         guard (1...50).contains(rounds) else {
             throw ValidationError("--rounds: '\(rounds)' is not a number of rounds from 1 to 50")
         }
@@ -89,6 +135,16 @@ struct BenchCommand: AsyncParsableCommand {
         let counts = try parsedCounts()
         let subjects = try parsedSubjects()
         warnIfUnoptimized(measuring: "bench")
+        if let leeway {
+            let count = self.counts == ["10k", "100k"] ? 1_000 : counts.first ?? 1_000
+            output(try batchingTable(count: count, leeway: try parseDuration(leeway, option: "--leeway"), text: leeway))
+            return
+        }
+        if let threads {
+            let perThread = self.counts == ["10k", "100k"] ? 2_000 : counts.first ?? 2_000
+            output(try ScalingTable.measure(threads: threads, perThread: perThread, passes: passes, rounds: rounds))
+            return
+        }
         let progress = ProgressLine(enabled: !noProgress && isatty(2) != 0)
         var rounds: [[MassTimerBench.Result]] = []
         let steps = self.rounds * counts.count * subjects.count
@@ -112,6 +168,26 @@ struct BenchCommand: AsyncParsableCommand {
         let table = BenchTable(summaries: MassTimerBench.summarize(rounds), rounds: self.rounds)
         output(json ? table.json() : table.render(), terminator: "")
     }
+}
+
+/// Runs ``LeewayBatching`` for every subject and renders its table.
+func batchingTable(count: Int, leeway: Duration, text leewayText: String) throws -> String {
+    let interval = Duration.seconds(1)
+    var text = "tempo bench --leeway \(leewayText): \(count) timers every 1 s, first ticks spread over 1 s, 5 s each\n"
+    text += "wakeups/s = voluntary context switches of the process per second; ideal = 1 s / leeway\n\n"
+    let ideal = leeway > .zero ? interval / leeway : nil
+    let idealText = ideal.map { String(Int($0.rounded())) } ?? "-"
+    text += "subject".padding(to: 18) + "wakeups/s".leftPadded(to: 10) + "ticks/s".leftPadded(to: 10)
+    text += "ideal".leftPadded(to: 8) + "\n"
+    for subject in LeewayBatching.Subject.allCases {
+        let result = try LeewayBatching.run(
+            subject, count: count, interval: interval, leeway: leeway, duration: .seconds(5))
+        text += subject.rawValue.padding(to: 18)
+        text += String(Int(result.wakeupsPerSecond.rounded())).leftPadded(to: 10)
+        text += String(Int(result.ticksPerSecond.rounded())).leftPadded(to: 10)
+        text += idealText.leftPadded(to: 8) + "\n"
+    }
+    return text
 }
 
 /// Parses `10000`, `10k` or `1M` (k or K = 1,000, M = 1,000,000).

@@ -35,4 +35,46 @@ import Testing
         #expect(output.status != 0)
         #expect(output.stderr.contains("--rounds: '0'"))
     }
+
+    @Test func threadsCompareTheSharedSchedulerWithOneThreadAndTheControl() async throws {
+        let output = try await TempoBinary.run(["bench", "--threads", "2", "--counts", "100", "--passes", "2"])
+        #expect(output.status == 0, "stderr: \(output.stderr)")
+        #expect(output.stdout.contains("tempo bench --threads 2: 100 timers per thread, 2 passes"))
+        for row in [
+            "tempo-timer, 1 thread", "tempo-timer, N threads, shared scheduler",
+            "control: tempo-timer, N threads, a scheduler each", "timing-wheel, 1 thread", "sharded-wheel, 1 thread",
+            "sharded-wheel, N threads",
+        ] {
+            #expect(output.stdout.contains(row), "no row \(row)")
+        }
+        #expect(output.stdout.contains("sharded-wheel / timing-wheel, one thread, ns per pair in the fastest pass: "))
+    }
+
+    @Test func leewayPrintsWakeupsPerSecondOfEachSubjectAgainstTheIdeal() async throws {
+        let output = try await TempoBinary.run(["bench", "--leeway", "100ms", "--counts", "100"])
+        #expect(output.status == 0, "stderr: \(output.stderr)")
+        #expect(output.stdout.contains("tempo bench --leeway 100ms: 100 timers every 1 s"))
+        for subject in ["tempo-timer", "tempo-immediate", "dispatch-source"] {
+            let row = output.stdout.split(separator: "\n").first { $0.hasPrefix(subject + " ") }
+            let cells = row?.split(separator: " ") ?? []
+            #expect(cells.count == 4, "row of \(subject): \(row ?? "none")")
+            #expect(cells.last == "10", "the ideal for 100 ms of leeway is 10 wakeups a second: \(row ?? "none")")
+        }
+    }
+
+    @Test(arguments: [
+        (["--threads", "1"], "--threads: '1'"),
+        (["--threads", "2", "--passes", "0"], "--passes: '0'"),
+        (["--leeway", "2s"], "--leeway: '2s'"),
+        (["--leeway", "soon"], "--leeway:"),
+        (["--leeway", "10ms", "--threads", "2"], "--threads and --leeway"),
+        (["--leeway", "10ms", "--json"], "--json: not available"),
+        (["--leeway", "10ms", "--counts", "200k"], "--counts: '200000'"),
+        (["--threads", "2", "--counts", "2M"], "--counts: '2000000'"),
+    ])
+    func badMeasurementOptionsAreRejectedWithTheValue(arguments: [String], message: String) async throws {
+        let output = try await TempoBinary.run(["bench"] + arguments)
+        #expect(output.status == 64, "stderr: \(output.stderr)")
+        #expect(output.stderr.contains(message), "stderr: \(output.stderr)")
+    }
 }

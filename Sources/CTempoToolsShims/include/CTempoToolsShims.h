@@ -38,6 +38,14 @@ static inline void ctempo_process_usage(int64_t *cpuNanoseconds, int64_t *contex
     *contextSwitches = (int64_t)usage.ru_nvcsw + (int64_t)usage.ru_nivcsw;
 }
 
+/// The process's voluntary context switches so far: how often its threads blocked and so had to be woken (a
+/// thread waiting on a timer counts one per wakeup).
+static inline int64_t ctempo_voluntary_switches(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return (int64_t)usage.ru_nvcsw;
+}
+
 /// Whether ``ctempo_heap_bytes_in_use`` can read the allocator (glibc 2.33 or later, for `mallinfo2`).
 static inline int ctempo_heap_bytes_available(void) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))

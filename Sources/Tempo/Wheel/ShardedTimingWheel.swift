@@ -25,6 +25,9 @@ public final class ShardedTimingWheel: Sendable {
     /// That matters on the arming path, because a wheel's count lives in a side table (its driver references it
     /// weakly), where a retain and a release cost about as much as arming itself.
     let unretained: [Unmanaged<TimingWheel>]
+    /// The shards' ids (``TimingWheel/id``), in shard order: a handle's shard is found without touching a shard's
+    /// reference count (iterating ``shards`` retains and releases each shard it passes).
+    let shardIDs: [UInt32]
 
     /// The largest number of shards accepted.
     public static let maximumShardCount = 64
@@ -63,6 +66,7 @@ public final class ShardedTimingWheel: Sendable {
         }
         self.shards = shards
         unretained = shards.map { Unmanaged.passUnretained($0) }
+        shardIDs = shards.map(\.id)
     }
 
     /// Runs `body` with the calling thread's shard, taking no reference on it.
@@ -74,11 +78,21 @@ public final class ShardedTimingWheel: Sendable {
         }.get()
     }
 
+    /// The index of the shard that armed `handle`, or `nil` for a handle of another wheel.
+    @inline(__always)
+    func shardIndex(of handle: TimingWheel.Handle) -> Int? {
+        var index = 0
+        while index < shardIDs.count {
+            if shardIDs[index] == handle.wheel { return index }
+            index += 1
+        }
+        return nil
+    }
+
     /// The shard that armed `handle`, or `nil` for a handle of another wheel.
     @inline(__always)
     func shard(of handle: TimingWheel.Handle) -> TimingWheel? {
-        for shard in shards where shard.id == handle.wheel { return shard }
-        return nil
+        shardIndex(of: handle).map { shards[$0] }
     }
 
     /// The number of armed timers over all shards.
@@ -156,7 +170,8 @@ public final class ShardedTimingWheel: Sendable {
     /// - Complexity: O(shards) to find the shard, then O(1).
     @discardableResult
     public func cancel(_ handle: TimingWheel.Handle) -> Bool {
-        shard(of: handle)?.cancel(handle) ?? false
+        guard let index = shardIndex(of: handle) else { return false }
+        return unretained[index]._withUnsafeGuaranteedRef { $0.cancel(handle) }
     }
 
     /// Moves an armed timer's deadline; see ``TimingWheel/reschedule(_:at:)``.

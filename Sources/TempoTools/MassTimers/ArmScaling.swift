@@ -1,0 +1,186 @@
+import Dispatch
+public import Tempo
+
+/// How arming and cancelling scales with threads: `tempo bench --threads N`.
+///
+/// Each case is measured in the same process, one after the other, in passes: each pass signals every thread at
+/// once, each thread arms (or starts) its own `perThread` timers and then cancels them, and the pass's wall time runs
+/// from the signal to the last thread's end (one unmeasured pass warms up first). The rate is arm + cancel pairs
+/// per microsecond over all threads in the fastest pass: on a machine that other work loads, short passes (keep
+/// `perThread` small) let some run undisturbed, and the fastest is the one where the machine gave the threads their
+/// cores. The process's CPU time over that pass, as a percentage of its wall time, tells whether the threads really
+/// ran at once (near `threads × 100` %).
+///
+/// Thread-safety: run one measurement at a time.
+public enum ArmScaling {
+    /// What is armed, from how many threads.
+    public enum Case: Sendable, CaseIterable, CustomStringConvertible {
+        /// ``TempoTimer``s on ``SystemScheduler/shared``, started and cancelled by one thread.
+        case timerOneThread
+        /// ``TempoTimer``s on ``SystemScheduler/shared``, each thread starting and cancelling its own.
+        case timerShared
+        /// The control: each thread's ``TempoTimer``s on a ``SystemScheduler`` of its own (nothing shared but the
+        /// machine).
+        case timerControl
+        /// Value timers of one ``TimingWheel``, armed and cancelled by one thread.
+        case wheelOneThread
+        /// Value timers of a ``ShardedTimingWheel``, armed and cancelled by one thread.
+        case shardedWheelOneThread
+        /// Value timers of one ``ShardedTimingWheel``, each thread arming and cancelling its own.
+        case shardedWheel
+
+        /// The case's name in the table.
+        public var description: String {
+            switch self {
+            case .timerOneThread: "tempo-timer, 1 thread"
+            case .timerShared: "tempo-timer, N threads, shared scheduler"
+            case .timerControl: "control: tempo-timer, N threads, a scheduler each"
+            case .wheelOneThread: "timing-wheel, 1 thread"
+            case .shardedWheelOneThread: "sharded-wheel, 1 thread"
+            case .shardedWheel: "sharded-wheel, N threads"
+            }
+        }
+
+        /// Whether the case runs on one thread whatever N is.
+        public var isOneThread: Bool {
+            switch self {
+            case .timerOneThread, .wheelOneThread, .shardedWheelOneThread: true
+            case .timerShared, .timerControl, .shardedWheel: false
+            }
+        }
+    }
+
+    /// One measured case.
+    public struct Result: Sendable {
+        /// What was measured.
+        public let measured: Case
+        /// How many threads armed.
+        public let threads: Int
+        /// Arm + cancel pairs per microsecond over all threads, in the fastest pass.
+        public let pairsPerMicrosecond: Double
+        /// The same in the median pass.
+        public let medianPairsPerMicrosecond: Double
+        /// Nanoseconds per arm + cancel pair on one thread (wall time × threads / pairs), in the fastest pass.
+        public let nanosecondsPerPair: Double
+        /// Process CPU time over wall time, in percent, in the fastest pass.
+        public let cpuPercentOfWall: Double
+    }
+
+    /// Measures `measured` with `threads` threads (one for the one-thread cases).
+    ///
+    /// Each pass starts all threads together and ends when the last one is done; the result is the fastest pass
+    /// (on a machine that other work loads, the pass in which the threads ran undisturbed) and the median pass.
+    ///
+    /// - Parameters:
+    ///   - measured: The case.
+    ///   - threads: Threads for the N-thread cases, 1 to 64.
+    ///   - perThread: Timers per thread, 1 to 1,000,000.
+    ///   - passes: Measured passes, 1 to 1,000.
+    /// - Returns: The rates, the cost per pair and CPU / wall.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` naming a count out of range.
+    public static func run(_ measured: Case, threads: Int, perThread: Int, passes: Int) throws(TempoError) -> Result {
+        for (name, value, range) in [
+            ("threads", threads, 1...64), ("perThread", perThread, 1...1_000_000), ("passes", passes, 1...1_000),
+        ] where !range.contains(value) {
+            throw TempoError(.invalidCount, value: "\(value)", message: "\(name) must be in \(range), got \(value)")
+        }
+        let threads = measured.isOneThread ? 1 : threads
+        let bodies = makeBodies(measured, threads: threads, perThread: perThread)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        for body in bodies {
+            DriverThread.start(name: "tempo.bench") {
+                // The first pass warms up (table chunks, caches) and is not measured.
+                for _ in 0...passes {
+                    go.wait()
+                    body()
+                    done.signal()
+                }
+            }
+        }
+        var samples: [(wall: Double, cpu: Double)] = []
+        for pass in 0...passes {
+            let cpuBefore = ProcessUsage.now().cpuTime
+            let start = PlatformClock.now(.monotonic)
+            for _ in bodies { go.signal() }
+            for _ in bodies { done.wait() }
+            let wall = PlatformClock.now(.monotonic) - start
+            let cpu = ProcessUsage.now().cpuTime - cpuBefore
+            if pass > 0 {
+                samples.append((Double(wall.nanoseconds(rounded: .up)), Double(cpu.nanoseconds(rounded: .up))))
+            }
+        }
+        let pairs = Double(threads * perThread)
+        let sorted = samples.sorted { $0.wall < $1.wall }
+        let best = sorted[0]
+        return Result(
+            measured: measured,
+            threads: threads,
+            pairsPerMicrosecond: pairs / (best.wall / 1_000),
+            medianPairsPerMicrosecond: pairs / (sorted[sorted.count / 2].wall / 1_000),
+            nanosecondsPerPair: best.wall * Double(threads) / pairs,
+            cpuPercentOfWall: 100 * best.cpu / best.wall
+        )
+    }
+
+    /// One pass per thread: arm its timers, then cancel them.
+    private static func makeBodies(_ measured: Case, threads: Int, perThread: Int) -> [@Sendable () -> Void] {
+        switch measured {
+        case .timerOneThread, .timerShared:
+            return (0..<threads).map { _ in timerPass(perThread: perThread, scheduler: SystemScheduler.shared) }
+        case .timerControl:
+            return (0..<threads).map { _ in timerPass(perThread: perThread, scheduler: SystemScheduler()) }
+        case .wheelOneThread:
+            let wheel = try! TimingWheel(
+                configuration: .init(delivery: .immediate, initialCapacity: perThread), handler: NoHandler())
+            let handles = HandleBuffer(capacity: perThread)
+            return [
+                { @Sendable in
+                    for value in 0..<perThread {
+                        handles.items.append(try! wheel.schedule(after: .seconds(3600), value: UInt64(value)))
+                    }
+                    for handle in handles.items { wheel.cancel(handle) }
+                    handles.items.removeAll(keepingCapacity: true)
+                }
+            ]
+        case .shardedWheelOneThread, .shardedWheel:
+            let wheel = try! ShardedTimingWheel(
+                configuration: .init(delivery: .immediate, initialCapacity: perThread * threads),
+                handler: NoHandler())
+            return (0..<threads).map { _ in
+                let handles = HandleBuffer(capacity: perThread)
+                return { @Sendable in
+                    for value in 0..<perThread {
+                        handles.items.append(try! wheel.schedule(after: .seconds(3600), value: UInt64(value)))
+                    }
+                    for handle in handles.items { wheel.cancel(handle) }
+                    handles.items.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+    }
+
+    /// A pass over `perThread` idle timers due in an hour: start each, then cancel each.
+    private static func timerPass(perThread: Int, scheduler: SystemScheduler) -> @Sendable () -> Void {
+        let timers = (0..<perThread).map { _ in
+            try! TempoTimer(.after(.seconds(3600)), scheduler: scheduler) { _ in }
+        }
+        return {
+            for timer in timers { timer.start() }
+            for timer in timers { timer.cancel() }
+        }
+    }
+
+    /// The handles of one thread's pass, kept between passes so that a pass allocates no array.
+    private final class HandleBuffer: @unchecked Sendable {
+        // @unchecked: only the one thread that runs the pass touches `items` (the start signal orders the warm-up
+        // pass before the measured ones).
+        var items: [TimingWheel.Handle] = []
+        init(capacity: Int) { items.reserveCapacity(capacity) }
+    }
+
+    /// A wheel handler for timers that never fire.
+    private final class NoHandler: TimingWheelHandler {
+        func timerFired(value: UInt64) {}
+    }
+}
