@@ -120,9 +120,18 @@ public final class TempoTimer: Sendable {
 
     /// The ``SystemScheduler`` driver of the timer's clock, or `nil` on another scheduler.
     var driver: ClockDriver? {
+        unretainedDriver?.takeUnretainedValue()
+    }
+
+    /// The driver of ``driver``, without a reference count: the arm and cancel paths call it through this, because
+    /// every timer of a clock shares its driver, and a retain and a release on every arm and cancel made its
+    /// reference count a cache line that all threads arming timers wrote (issue #31). The driver stays alive
+    /// meanwhile: ``engine``, a constant of the timer, holds it.
+    @inline(__always)
+    var unretainedDriver: Unmanaged<ClockDriver>? {
         switch engine {
-        case .systemPool(let driver), .systemInline(let driver): driver
-        case .systemQueue(let route): route.driver
+        case .systemPool(let driver), .systemInline(let driver): Unmanaged.passUnretained(driver)
+        case .systemQueue(let route): Unmanaged.passUnretained(route.driver)
         case .other: nil
         }
     }
@@ -336,13 +345,13 @@ public final class TempoTimer: Sendable {
             case .none, .disarm:
                 break
             case .arm(let arm):
-                if let driver {
-                    armSystem(driver, arm, &machine)
+                if let driver = unretainedDriver {
+                    driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine) }
                     actions.scheduler = .none
                 }
             case .replace(let old, let arm):
-                if let driver {
-                    armSystem(driver, arm, &machine)
+                if let driver = unretainedDriver {
+                    driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine) }
                     actions.scheduler = .disarm(old)
                 }
             }
@@ -409,10 +418,10 @@ public final class TempoTimer: Sendable {
 
     /// Cancels an armed action on the engine directly (``SystemScheduler`` with no existential in between).
     private func cancelScheduled(_ action: ScheduledAction) {
-        switch engine {
-        case .systemPool(let driver), .systemInline(let driver): driver.remove(id: action.id, slot: action.slot)
-        case .systemQueue(let route): route.driver.remove(id: action.id, slot: action.slot)
-        case .other(let other): other.scheduler.cancel(action)
+        if let driver = unretainedDriver {
+            driver._withUnsafeGuaranteedRef { $0.remove(id: action.id, slot: action.slot) }
+        } else if case .other(let other) = engine {
+            other.scheduler.cancel(action)
         }
     }
 
