@@ -4,7 +4,8 @@ extension ClockDriver {
     /// instrument is added (``TimerInstruments/isActive``).
     ///
     /// The delayed count of a stall is what waited behind the action on this thread: the wake's later due actions,
-    /// and the default-delivery mailbox the thread took to drain after them. Durations are read on the monotonic
+    /// and the default-delivery mailboxes taken so far (the one the thread drains after them, and those it hands to
+    /// the delivery pool after them). Durations are read on the monotonic
     /// clock whatever the driver's clock, so that a wall clock set meanwhile cannot fake or hide a stall.
     func runDueInstrumented(_ context: DriverContext) {
         let instruments = TimerInstruments.snapshot()
@@ -19,7 +20,7 @@ extension ClockDriver {
             work.run()
             let held = PlatformClock.now(.monotonic) - start
             if let threshold, held >= threshold {
-                let delayed = context.due.count - index - 1 + (context.mailbox == nil ? 0 : 1)
+                let delayed = context.due.count - index - 1 + (context.mailbox == nil ? 0 : 1) + context.deferred.count
                 instruments.stalled(
                     TimerInstruments.StallEvent(
                         label: work.instrumentLabel, clock: clock, lane: .driverThread, duration: held,

@@ -92,7 +92,8 @@ extension TimerInstruments {
         public let duration: Duration
         /// How many other timers waited behind it, counted when it returned: on a driver thread, the actions that
         /// were due in the same wake after it (each a timer handing a tick to its handlers, or an action) plus the
-        /// mailbox the thread was to drain; on the delivery pool, the timers waiting for a worker. Timers that came
+        /// mailboxes of default-delivery timers taken before it (the one the thread was to drain, and those it hands
+        /// to the delivery pool after the wake's due work); on the delivery pool, the timers waiting for a worker. Timers that came
         /// due while it ran are not counted: the clock's other driver thread took over waiting for them about
         /// 0.5 ms after the culprit's deadline. On a queue of yours or another scheduler: 0 (Tempo cannot see their
         /// backlog).

@@ -11,7 +11,9 @@ import Darwin
 /// delivery pool, which costs a second thread wakeup and its latency. Instead, the first such timer of a wake
 /// leaves its mailbox here and the driver thread drains it itself, under the alarm's guard (if the handlers run
 /// longer than the guard allows, the clock's other thread takes over waiting for deadlines, so no other timer
-/// waits for them). Every further timer of the same wake goes to the pool.
+/// waits for them). Every further timer of the same wake goes to the pool, in one batch once the wake's due work has
+/// run (``deferred``): many timers due in one wake (leeway batching) then wake each pool worker at most once, instead
+/// of once for every timer a worker finished before the driver thread handed it the next.
 ///
 /// Each driver thread owns one context, found through a thread-specific key; only that thread touches it.
 final class DriverContext: @unchecked Sendable {
@@ -25,6 +27,9 @@ final class DriverContext: @unchecked Sendable {
     var acceptsMailbox = false
     /// The mailbox taken in this wake.
     var mailbox: (any DeliveryLane)?
+    /// Further mailboxes of this wake, handed to the delivery pool in one batch after the due work; reused from wake
+    /// to wake, so that a wake allocates nothing once it has grown to the most timers due in one wake.
+    var deferred: [any DeliveryLane] = []
 
     init(index: Int) {
         self.index = index
@@ -49,11 +54,24 @@ final class DriverContext: @unchecked Sendable {
         return Unmanaged<DriverContext>.fromOpaque(raw).takeUnretainedValue()
     }
 
-    /// Takes `lane` to drain on this thread after the wake's due work, if this thread is running due work and has
-    /// not taken one yet.
+    /// Takes `lane` if this thread is running due work: the first lane of a wake to drain on this thread after the
+    /// due work, every further one to hand to the delivery pool with the others after it.
+    ///
+    /// - Returns: `false` when the thread is not running due work (the caller submits the lane itself).
     func take(_ lane: any DeliveryLane) -> Bool {
-        guard acceptsMailbox, mailbox == nil else { return false }
-        mailbox = lane
+        guard acceptsMailbox else { return false }
+        if mailbox == nil {
+            mailbox = lane
+        } else {
+            deferred.append(lane)
+        }
         return true
+    }
+
+    /// Hands the deferred lanes of this wake to `pool` in one batch, in the order they were taken.
+    func submitDeferred(to pool: DeliveryPool) {
+        guard !deferred.isEmpty else { return }
+        pool.submit(contentsOf: deferred)
+        deferred.removeAll(keepingCapacity: true)
     }
 }

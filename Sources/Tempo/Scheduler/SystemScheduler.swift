@@ -306,6 +306,8 @@ final class ClockDriver: Sendable {
             }
             context.acceptsMailbox = false
             context.due.removeAll(keepingCapacity: true)
+            // The wake's other default-delivery mailboxes, in one batch: each idle pool worker is woken once.
+            context.submitDeferred(to: .shared)
             // Before re-arming, so that no system call comes between the deadline and the handlers. Meanwhile the
             // deputy's timer is still set for this wake's deadline + the hand-over delay: a handler running longer
             // than that hands the waiting over to the other thread.

@@ -83,6 +83,37 @@ final class DeliveryPool: Sendable {
         if check { scheduleStuckCheck() }
     }
 
+    /// Queues `lanes` in order, under one lock, and wakes (or starts) at most one worker per lane: what a driver
+    /// thread hands over for the timers due in one wake.
+    ///
+    /// - Complexity: O(lanes), amortized over the ring's growth; no allocation once it has grown.
+    func submit(contentsOf lanes: [any DeliveryLane]) {
+        let (wake, starts, check) = state.withLock { state -> (Int, Range<Int>, Bool) in
+            var index = 0
+            while index < lanes.count {
+                if state.count == state.ring.count { grow(&state) }
+                state.ring[(state.head + state.count) % state.ring.count] = lanes[index]
+                state.count += 1
+                index += 1
+            }
+            let wake = min(state.idle, lanes.count)
+            state.idle -= wake
+            let first = state.started
+            while state.started < workerLimit, state.started - first < lanes.count - wake {
+                _ = startWorker(&state)
+            }
+            let starts = first..<state.started
+            // As `submit(_:)` does for each lane that finds no idle worker and none to start.
+            let unserved = lanes.count - wake - starts.count
+            guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
+            state.checkScheduled = true
+            return (wake, starts, true)
+        }
+        for _ in 0..<wake { wakeups.signal() }
+        for index in starts { launch(worker: index) }
+        if check { scheduleStuckCheck() }
+    }
+
     /// Starts the workers not started yet, up to the pool's size; they wait for deliveries.
     func startWorkers() {
         let range = state.withLock { state -> Range<Int> in
