@@ -26,6 +26,8 @@ public final class RateLimiter: Sendable {
     /// The clock permits are measured on.
     public let clock: TimerClock
     let scheduler: any TimerScheduler
+    /// Whether ``scheduler`` is ``SystemScheduler``, whose clock is read directly (no call through the protocol).
+    let readsPlatformClock: Bool
     let origin: TimerInstant
     let gcra: GCRA
     /// The theoretical arrival time (see ``GCRA``); 0, the origin, is full.
@@ -45,6 +47,7 @@ public final class RateLimiter: Sendable {
         self.limit = limit
         self.clock = clock
         self.scheduler = scheduler
+        readsPlatformClock = scheduler is SystemScheduler
         self.gcra = GCRA(limit)
         origin = scheduler.now(clock)
     }
@@ -54,7 +57,7 @@ public final class RateLimiter: Sendable {
     /// - Returns: `true` if the permit was taken; `false` if none is free (nothing changes).
     /// - Complexity: O(1); allocates nothing.
     public func tryAcquire() -> Bool {
-        let now = gcra.scaled(scheduler.now(clock) - origin)
+        let now = scaledNow()
         return tat.withLock { tat in
             guard let next = gcra.admit(tat, now: now) else { return false }
             tat = next
@@ -79,6 +82,13 @@ public final class RateLimiter: Sendable {
             guard let ready else { return }
             try await sleeper.sleep(until: origin + ready)
         }
+    }
+
+    /// The clock's reading in scaled units since the origin (see ``GCRA``).
+    @inline(__always)
+    func scaledNow() -> Int128 {
+        let reading = readsPlatformClock ? PlatformClock.now(clock) : scheduler.now(clock)
+        return gcra.scaled(attoseconds: reading.offset.attoseconds - origin.offset.attoseconds)
     }
 
     /// The time until a permit is free on ``clock``: zero when ``tryAcquire()`` would succeed now.
