@@ -3,8 +3,8 @@
 /// hashes the key once and compares keys in the rows its probe visits (1.5 on average at half load). Removal shifts
 /// the following buckets of the cluster back (no tombstones), so lookups never slow down with churn.
 extension WheelKeyTable {
-    @usableFromInline static var emptyBucket: UInt32 { .max }
-    @usableFromInline static var minimumBuckets: Int { 16 }
+    @inlinable static var emptyBucket: UInt32 { .max }
+    @inlinable static var minimumBuckets: Int { 16 }
 
     /// The bucket `key` hashes to.
     @inlinable

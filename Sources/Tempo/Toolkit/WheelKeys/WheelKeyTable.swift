@@ -47,10 +47,10 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
     }
 
     /// The timer index of a free row (the wheel never uses it: it is its "no entry" mark).
-    @usableFromInline static var freeTimer: UInt32 { .max }
-    @usableFromInline static var chunkBits: Int { 10 }
-    @usableFromInline static var chunkSize: Int { 1 << chunkBits }
-    @usableFromInline static var chunkMask: Int { chunkSize - 1 }
+    @inlinable static var freeTimer: UInt32 { .max }
+    @inlinable static var chunkBits: Int { 10 }
+    @inlinable static var chunkSize: Int { 1 << chunkBits }
+    @inlinable static var chunkMask: Int { chunkSize - 1 }
 
     /// The number of live rows.
     @usableFromInline var count = 0
