@@ -125,13 +125,13 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
         let origin = origin
         return evictor.state.withLock { table -> Duration? in
             table.reserveOne()
-            let (bucket, found) = table.find(key)
+            let (bucket, found, tag) = table.find(key)
             guard let slot = found else {
                 // A new key is a full bucket: the first permit is always free.
                 let tat = gcra.admit(scaledNow, now: scaledNow)!
                 let refilled = origin + gcra.refilled(tat)
                 // An out-of-range deadline (292 years) cannot come from a clock reading plus a valid rate.
-                _ = try? table.insert(key, tat, at: bucket) { token throws(TempoError) in
+                _ = try? table.insert(key, tat, at: bucket, tag: tag) { token throws(TempoError) in
                     try wheel.armKeyed(.at(refilled), value: token)
                 }
                 return nil

@@ -14,8 +14,10 @@ extension WheelKeyTable {
         for slot in free { precondition(Self.header(row(slot)).timer == Self.freeTimer, "free row \(slot) is live") }
         var indexed = 0
         for bucket in 0...bucketMask where buckets[bucket] != Self.emptyBucket {
-            let slot = buckets[bucket]
+            let slot = buckets[bucket] & rowMask
             precondition(Self.header(row(slot)).timer != Self.freeTimer, "bucket \(bucket) names free row \(slot)")
+            precondition(
+                buckets[bucket] & ~rowMask == tag(self[slot].key.hashValue), "bucket \(bucket) has a wrong tag")
             // Every bucket from the key's home to its own is full (linear probing finds it).
             var probe = home(self[slot].key)
             while probe != bucket {
@@ -33,7 +35,7 @@ extension WheelKeyTable {
     func _checkInvariants(armedOn wheel: TimingWheel) {
         _checkInvariants()
         for bucket in 0...bucketMask where buckets[bucket] != Self.emptyBucket {
-            let slot = buckets[bucket]
+            let slot = buckets[bucket] & rowMask
             precondition(
                 wheel.isArmedKeyed(self[slot].header.timer, value: token(slot)),
                 "the entry in row \(slot) has no armed timer")

@@ -64,6 +64,10 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
     /// The index: a power-of-two number of buckets, each a row or ``emptyBucket``.
     @usableFromInline var buckets: UnsafeMutablePointer<UInt32>
     @usableFromInline var bucketMask: Int
+    /// Whether buckets carry tags (see `WheelKeyTable+Index.swift`): until the table has 2^27 rows.
+    @usableFromInline var tagged = true
+    /// The row count at which buckets drop their tags: 2^27 (tests set a smaller one).
+    @usableFromInline var untaggedRows = 1 << 27
 
     @usableFromInline
     init() {
@@ -71,6 +75,12 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
         bucketMask = Self.minimumBuckets - 1
         buckets = .allocate(capacity: Self.minimumBuckets)
         buckets.initialize(repeating: Self.emptyBucket, count: Self.minimumBuckets)
+    }
+
+    /// An empty table whose buckets drop their tags once it has `untaggedRows` rows (at most 2^27; for tests).
+    init(untaggedRows: Int) {
+        self.init()
+        self.untaggedRows = min(untaggedRows, 1 << Self.taggedRowBits)
     }
 
     deinit {
@@ -154,6 +164,11 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
         (chunks + chunkCount).initialize(to: rows)
         let first = chunkCount << Self.chunkBits
         chunkCount += 1
+        if tagged, chunkCount << Self.chunkBits >= untaggedRows {
+            // Rows no longer fit beside a tag (nor may a row look like an empty bucket): buckets become plain rows.
+            tagged = false
+            rebuildIndex(buckets: bucketMask + 1)
+        }
         free.reserveCapacity(free.count + Self.chunkSize)
         for slot in (first..<first + Self.chunkSize).reversed() { free.append(UInt32(slot)) }
     }
@@ -188,9 +203,11 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
         -> Payload?
     {
         reserveOne()
-        let (bucket, found) = find(key)
+        let (bucket, found, tag) = find(key)
         guard let slot = found else {
-            try insert(key, payload, at: bucket) { token throws(TempoError) in try wheel.armKeyed(due, value: token) }
+            try insert(key, payload, at: bucket, tag: tag) { token throws(TempoError) in
+                try wheel.armKeyed(due, value: token)
+            }
             return nil
         }
         try rearm(slot, due, on: wheel)
@@ -207,17 +224,22 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
         -> UInt32
     {
         reserveOne()
-        let bucket = find(key).bucket
-        return try insert(key, payload, at: bucket, arm: arm)
+        let (bucket, _, tag) = find(key)
+        return try insert(key, payload, at: bucket, tag: tag, arm: arm)
     }
 
-    /// ``insert(_:_:arm:)`` into the empty `bucket` that ``find(_:)`` returned for `key` after ``reserveOne()``.
+    /// ``insert(_:_:arm:)`` into the empty `bucket` with the `tag` that ``find(_:)`` returned for `key` after
+    /// ``reserveOne()``.
     @discardableResult
     @inlinable
     mutating func insert<E: Error>(
-        _ key: Key, _ payload: Payload, at bucket: Int, arm: (UInt64) throws(E) -> UInt32
+        _ key: Key, _ payload: Payload, at bucket: Int, tag: UInt32, arm: (UInt64) throws(E) -> UInt32
     ) throws(E) -> UInt32 {
+        let tagged = tagged
         let slot = takeRow()
+        // A new chunk may have turned tags off: then the bucket holds the plain row (the bucket itself stays free,
+        // since rebuilding keeps the same number of buckets and files only live rows, in the same probe order).
+        let tag = tagged == self.tagged ? tag : 0
         let row = row(slot)
         let generation = Self.header(row).generation
         let timer: UInt32
@@ -228,7 +250,7 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
             throw error
         }
         row.initialize(to: Row(header: Header(timer: timer, generation: generation), key: key, payload: payload))
-        buckets[bucket] = slot
+        buckets[bucket] = tag | slot
         count += 1
         return slot
     }

@@ -16,10 +16,10 @@ import Testing
     /// Runs `operations` random inserts and removals of keys `0..<keys` (made by `makeKey`) on a table and a
     /// `Dictionary`, checking lookups, tokens and the table's invariants along the way.
     func randomOperationsMatchADictionary<Key: Hashable>(
-        seed: UInt64, keys: Int, operations: Int, makeKey: (Int) -> Key
+        seed: UInt64, keys: Int, operations: Int, untaggedRows: Int = 1 << 27, makeKey: (Int) -> Key
     ) {
         var random = SeededGenerator(seed: seed)
-        var table = WheelKeyTable<Key, Int>()
+        var table = WheelKeyTable<Key, Int>(untaggedRows: untaggedRows)
         var reference: [Key: Int] = [:]
         var tokens: [Key: UInt64] = [:]
         var staleTokens: [UInt64] = []
@@ -56,6 +56,14 @@ import Testing
 
     @Test(arguments: 0..<2) func manyKeysMatchADictionaryAcrossIndexGrowth(seed: UInt64) {
         randomOperationsMatchADictionary(seed: seed, keys: 6_000, operations: 40_000) { $0 }
+    }
+
+    @Test func bucketsThatDropTheirTagsWhileFilledStillMatchADictionary() {
+        // Tags off at 4,096 rows: the index is rebuilt as plain rows in the middle of the run.
+        randomOperationsMatchADictionary(seed: 9, keys: 8_000, operations: 30_000, untaggedRows: 4_096) { $0 }
+        randomOperationsMatchADictionary(seed: 10, keys: 5_000, operations: 30_000, untaggedRows: 2_048) {
+            CollidingKey(id: $0, buckets: 3_000)
+        }
     }
 
     @Test func aRowFreedAndReusedGetsANewTokenAndTheOldOneIsStale() {
