@@ -61,7 +61,7 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
     @usableFromInline var directoryCapacity = 4
     /// Free rows, reused last-in first-out (a new chunk's rows lowest first).
     @usableFromInline var free: [UInt32] = []
-    /// The index: a power-of-two number of buckets, each a row or ``emptyBucket``.
+    /// The index: a power-of-two number of buckets, each a row (and a tag) or ``emptyBucket``.
     @usableFromInline var buckets: UnsafeMutablePointer<UInt32>
     @usableFromInline var bucketMask: Int
     /// Whether buckets carry tags (see `WheelKeyTable+Index.swift`): until the table has 2^27 rows.
