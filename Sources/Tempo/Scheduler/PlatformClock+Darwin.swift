@@ -18,6 +18,11 @@ package enum PlatformClock {
             }
         return TimerInstant(offset: .nanoseconds(Int64(clock_gettime_nsec_np(id))))
     }
+
+    /// The clock's reading in nanoseconds, as ``now(_:)`` reads it.
+    package static func nanoseconds(_ clock: TimerClock) -> Int64 {
+        Int64(now(clock).offset.attoseconds / 1_000_000_000)
+    }
 }
 #endif
 

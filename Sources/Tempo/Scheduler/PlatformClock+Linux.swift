@@ -25,6 +25,16 @@ package enum PlatformClock {
     }
 }
 
+extension PlatformClock {
+    /// The clock's reading in nanoseconds (below 2^63: a clock of the platform counts from boot or from 1970).
+    @inline(__always)
+    package static func nanoseconds(_ clock: TimerClock) -> Int64 {
+        var spec = timespec()
+        clock_gettime(clockID(clock), &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+}
+
 enum PlatformThread {
     /// Gives up the rest of the time slice (used only in short spin-waits).
     static func yield() { sched_yield() }

@@ -132,6 +132,10 @@ extension TimingWheel {
         // An index loop: unoptimized builds run `for-in` through a generic iterator that allocates per element.
         var index = batch.startIndex
         while index < batch.endIndex {
+            if let batchHandler, batch[index].action == nil {
+                index = runValues(batch, from: index, on: batchHandler)
+                continue
+            }
             let fired = batch[index]
             if let action = fired.action {
                 action()
@@ -141,4 +145,27 @@ extension TimingWheel {
             index += 1
         }
     }
+
+    /// Hands the value timers from `start` on, up to the next closure timer, to `handler` in batches of up to 128
+    /// values (a buffer on the stack); returns the index after them.
+    private func runValues(
+        _ batch: ContiguousArray<WheelCore.Fired>, from start: Int, on handler: any TimingWheelBatchHandler
+    ) -> Int {
+        var index = start
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.valueBatch) { buffer in
+            while index < batch.endIndex, batch[index].action == nil {
+                var count = 0
+                while count < Self.valueBatch, index < batch.endIndex, batch[index].action == nil {
+                    buffer[count] = batch[index].value
+                    count += 1
+                    index += 1
+                }
+                handler.timersFired(values: UnsafeBufferPointer(rebasing: buffer[..<count]))
+            }
+        }
+        return index
+    }
+
+    /// The values handed to a ``TimingWheelBatchHandler`` at once: 1 KiB of stack.
+    static var valueBatch: Int { 128 }
 }

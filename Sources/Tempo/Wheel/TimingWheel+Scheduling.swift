@@ -117,14 +117,15 @@ extension TimingWheel {
         // A timer still waiting for its deadline (see "Relative deadlines") simply gets this one.
         let nanoseconds = try nanoseconds(deadline)
         guard handle.wheel == id else { return false }
-        return state.withLock { state in
-            if state.core.dueTick(nanoseconds) < state.armedTick { catchUp(&state) }
-            guard let expiration = state.core.reschedule(handle.index, handle.sequence, deadline: nanoseconds) else {
-                return false
-            }
-            if expiration < state.armedTick { rearm(&state, at: expiration) }
-            return true
-        }
+        return state.withLock { state in move(&state, handle.index, handle.sequence, to: nanoseconds) }
+    }
+
+    /// Moves the timer `(index, sequence)` to `nanoseconds` under the lock; `false` for a stale one.
+    func move(_ state: inout State, _ index: UInt32, _ sequence: UInt64, to nanoseconds: Int64) -> Bool {
+        if state.core.dueTick(nanoseconds) < state.armedTick { catchUp(&state) }
+        guard let expiration = state.core.reschedule(index, sequence, deadline: nanoseconds) else { return false }
+        if expiration < state.armedTick { rearm(&state, at: expiration) }
+        return true
     }
 
     /// Moves an armed timer's deadline to `delay` from now; see ``reschedule(_:at:)``.
@@ -203,7 +204,7 @@ extension TimingWheel {
         }
     }
 
-    private func deadline(after delay: Duration) throws(TempoError) -> TimerInstant {
+    func deadline(after delay: Duration) throws(TempoError) -> TimerInstant {
         try TempoError.validateInterval(delay, name: "delay")
         return now + delay
     }

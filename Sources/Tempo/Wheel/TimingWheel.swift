@@ -87,6 +87,8 @@ public final class TimingWheel: Sendable {
     /// Whether ``schedule(after:value:)`` skips the clock read (see ``TimingWheel`` "Relative deadlines").
     let settlesDelaysLater: Bool
     let handler: (any TimingWheelHandler)?
+    /// The handler when it takes its timers in batches (the keyed toolkit types).
+    let batchHandler: (any TimingWheelBatchHandler)?
     /// The queue callbacks run on; `nil` for the driver thread or Tempo's delivery pool (``usesPool``).
     let queue: DispatchQueue?
     /// Whether callbacks run in a serial lane of the wheel on Tempo's delivery pool (default delivery on
@@ -130,6 +132,7 @@ public final class TimingWheel: Sendable {
         self.system = scheduler as? SystemScheduler
         self.settlesDelaysLater = settlesDelaysLater
         self.handler = handler
+        self.batchHandler = handler as? any TimingWheelBatchHandler
         switch configuration.delivery.kind {
         case .privateQueue where scheduler is SystemScheduler:
             queue = nil

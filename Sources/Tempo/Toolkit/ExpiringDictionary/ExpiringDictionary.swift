@@ -35,13 +35,15 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// Called once for each entry that expires, with its key and value.
     public typealias ExpiryHandler = @Sendable (Key, Value) -> Void
 
+    /// A key's value and its time to live in nanoseconds (rounded up): 8 bytes beside the value, where a `Duration`
+    /// would take 16 and align the row to 16.
     @usableFromInline
     struct Payload {
         @usableFromInline var value: Value
-        @usableFromInline var ttl: Duration
+        @usableFromInline var ttl: Int64
 
         @inlinable
-        init(value: Value, ttl: Duration) {
+        init(value: Value, ttl: Int64) {
             self.value = value
             self.ttl = ttl
         }
@@ -49,24 +51,55 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
 
     @usableFromInline typealias State = WheelKeyTable<Key, Payload>
 
-    /// Receives the wheel's timers: removes the expired entry, then calls `onExpire` outside the lock.
+    /// Receives the wheel's timers: removes the expired entries, then calls `onExpire` outside the lock.
     @usableFromInline
-    final class Expirer: TimingWheelHandler {
+    final class Expirer: TimingWheelBatchHandler {
         @usableFromInline let state = TempoMutex(State())
-        let onExpire: ExpiryHandler
+        @usableFromInline let onExpire: ExpiryHandler
+        /// ``expire(_:_:)``, made by the inlinable initializer of the dictionary: specialized for the client's key
+        /// and value, where the wheel's call through the handler protocol would run unspecialized generic code.
+        @usableFromInline let expireBatch: @Sendable (Expirer, UnsafeBufferPointer<UInt64>) -> Void
 
-        init(onExpire: @escaping ExpiryHandler) {
+        @usableFromInline
+        init(
+            onExpire: @escaping ExpiryHandler,
+            expireBatch: @escaping @Sendable (Expirer, UnsafeBufferPointer<UInt64>) -> Void
+        ) {
             self.onExpire = onExpire
+            self.expireBatch = expireBatch
         }
 
         @usableFromInline
         func timerFired(value token: UInt64) {
-            let expired = state.withLock { table -> (Key, Value)? in
-                guard let slot = table.resolve(token) else { return nil }
-                let entry = table.remove(slot)
-                return (entry.key, entry.payload.value)
+            withUnsafePointer(to: token) { expireBatch(self, UnsafeBufferPointer(start: $0, count: 1)) }
+        }
+
+        @usableFromInline
+        func timersFired(values tokens: UnsafeBufferPointer<UInt64>) {
+            expireBatch(self, tokens)
+        }
+
+        /// Removes the entries that `tokens` name (stale ones are skipped) under one lock, then calls `onExpire` for
+        /// each outside it, in order.
+        @inlinable
+        static func expire(_ expirer: Expirer, _ tokens: UnsafeBufferPointer<UInt64>) {
+            withUnsafeTemporaryAllocation(of: (Key, Value).self, capacity: tokens.count) { expired in
+                guard let first = expired.baseAddress else { return }
+                let count = expirer.state.withLock { table -> Int in
+                    var count = 0
+                    for token in tokens {
+                        guard let slot = table.resolve(token) else { continue }
+                        let entry = table.remove(slot)
+                        (first + count).initialize(to: (entry.key, entry.payload.value))
+                        count += 1
+                    }
+                    return count
+                }
+                for index in 0..<count {
+                    let (key, value) = (first + index).move()
+                    expirer.onExpire(key, value)
+                }
             }
-            if let (key, value) = expired { onExpire(key, value) }
         }
     }
 
@@ -81,12 +114,13 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     ///   - scheduler: What drives the wheel: ``SystemScheduler/shared`` or, in tests, a `VirtualClock`.
     ///   - onExpire: Called once per expired entry, outside the lock, on the wheel's delivery.
     /// - Throws: ``TempoError`` when the configuration is invalid; see ``TimingWheel/Configuration/validate()``.
+    @inlinable
     public init(
         configuration: TimingWheel.Configuration = TimingWheel.Configuration(),
         scheduler: any TimerScheduler = SystemScheduler.shared,
         onExpire: @escaping ExpiryHandler = { _, _ in }
     ) throws(TempoError) {
-        expirer = Expirer(onExpire: onExpire)
+        expirer = Expirer(onExpire: onExpire) { Expirer.expire($0, $1) }
         wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: expirer)
     }
 
@@ -103,7 +137,8 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key.
-    ///   - ttl: The time to live, from now on the wheel's clock; also what ``touch(_:)`` extends by. Positive.
+    ///   - ttl: The time to live, from now on the wheel's clock; also what ``touch(_:)`` extends by (rounded up to
+    ///     the nanosecond). Positive.
     /// - Returns: The previous value of `key`, if any.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a `ttl` that is not positive or too
     ///   large (the dictionary is unchanged).
@@ -111,10 +146,10 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     @discardableResult
     @inlinable
     public func updateValue(_ value: Value, forKey key: Key, expiringAfter ttl: Duration) throws(TempoError) -> Value? {
-        try Self.validate(ttl: ttl)
+        let nanoseconds = try Self.validate(ttl: ttl)
         let wheel = wheel
         return try expirer.state.withLock { table throws(TempoError) -> Value? in
-            try table.upsert(key, Payload(value: value, ttl: ttl), .after(ttl), on: wheel)?.value
+            try table.upsert(key, Payload(value: value, ttl: nanoseconds), .after(ttl), on: wheel)?.value
         }
     }
 
@@ -125,7 +160,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// - Complexity: O(1).
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        expirer.state.withLock { table in table.slot(of: key).map { table[$0].payload.value } }
+        expirer.state.withLock { table in table.slot(of: key).map { table.row($0).pointee.payload.value } }
     }
 
     /// Slides the expiry of `key` to its time to live from now.
@@ -140,7 +175,8 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         expirer.state.withLock { table in
             guard let slot = table.slot(of: key) else { return false }
             // A TTL that was valid when set stays valid: only an out-of-range deadline could throw.
-            do { try table.rearm(slot, .after(table[slot].payload.ttl), on: wheel) } catch { return false }
+            let ttl = table.row(slot).pointee.payload.ttl
+            do { try table.rearm(slot, .afterNanoseconds(ttl), on: wheel) } catch { return false }
             return true
         }
     }
@@ -157,10 +193,11 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         return expirer.state.withLock { $0.remove(key, cancellingOn: wheel)?.value }
     }
 
-    /// Throws unless `ttl` is a valid interval (called from inlinable code, so the check itself stays internal).
+    /// Throws unless `ttl` is a valid interval; returns it in nanoseconds, rounded up (called from inlinable code, so
+    /// the check itself stays internal).
     @usableFromInline
-    static func validate(ttl: Duration) throws(TempoError) {
-        try TempoError.validateInterval(ttl, name: "ttl")
+    static func validate(ttl: Duration) throws(TempoError) -> Int64 {
+        try TempoError.validateInterval(ttl, name: "ttl").nanoseconds(rounded: .up)
     }
 
     /// Checks the dictionary's and its wheel's invariants; traps when one is broken. A no-op in release builds. Call

@@ -23,16 +23,36 @@ public import Synchronization
 ///
 /// Thread-safety: every method may be called from any thread or task; the wheel forgets keys outside its lock.
 public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
-    /// Receives the wheel's timers: forgets the key that has refilled.
+    /// Receives the wheel's timers: forgets the keys that have refilled.
     @usableFromInline
-    final class Evictor: TimingWheelHandler {
+    final class Evictor: TimingWheelBatchHandler {
         @usableFromInline let state = TempoMutex(WheelKeyTable<Key, Int128>())
+        /// ``evict(_:_:)``, made by the inlinable initializer of the limiter: specialized for the client's key.
+        @usableFromInline let evictBatch: @Sendable (Evictor, UnsafeBufferPointer<UInt64>) -> Void
+
+        @usableFromInline
+        init(evictBatch: @escaping @Sendable (Evictor, UnsafeBufferPointer<UInt64>) -> Void) {
+            self.evictBatch = evictBatch
+        }
 
         @usableFromInline
         func timerFired(value token: UInt64) {
-            state.withLock { table in
-                guard let slot = table.resolve(token) else { return }
-                table.remove(slot)
+            withUnsafePointer(to: token) { evictBatch(self, UnsafeBufferPointer(start: $0, count: 1)) }
+        }
+
+        @usableFromInline
+        func timersFired(values tokens: UnsafeBufferPointer<UInt64>) {
+            evictBatch(self, tokens)
+        }
+
+        /// Forgets the keys that `tokens` name (stale ones are skipped) under one lock.
+        @inlinable
+        static func evict(_ evictor: Evictor, _ tokens: UnsafeBufferPointer<UInt64>) {
+            evictor.state.withLock { table in
+                for token in tokens {
+                    guard let slot = table.resolve(token) else { continue }
+                    table.remove(slot)
+                }
             }
         }
     }
@@ -41,7 +61,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     public let limit: RateLimit
     /// The wheel that forgets idle keys.
     public let wheel: TimingWheel
-    @usableFromInline let evictor = Evictor()
+    @usableFromInline let evictor: Evictor
     @usableFromInline let gcra: GCRA
     @usableFromInline let origin: TimerInstant
 
@@ -53,6 +73,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     ///     measured on) and delivery.
     ///   - scheduler: What reads time and drives the wheel: ``SystemScheduler/shared`` or a `VirtualClock`.
     /// - Throws: ``TempoError`` when the configuration is invalid; see ``TimingWheel/Configuration/validate()``.
+    @inlinable
     public init(
         _ limit: RateLimit,
         configuration: TimingWheel.Configuration = TimingWheel.Configuration(),
@@ -60,6 +81,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     ) throws(TempoError) {
         self.limit = limit
         gcra = GCRA(limit)
+        evictor = Evictor { Evictor.evict($0, $1) }
         wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: evictor)
         origin = wheel.now
     }
@@ -102,20 +124,23 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
         let wheel = wheel
         let origin = origin
         return evictor.state.withLock { table -> Duration? in
-            guard let slot = table.slot(of: key) else {
+            table.reserveOne()
+            let (bucket, found, tag) = table.find(key)
+            guard let slot = found else {
                 // A new key is a full bucket: the first permit is always free.
                 let tat = gcra.admit(scaledNow, now: scaledNow)!
                 let refilled = origin + gcra.refilled(tat)
                 // An out-of-range deadline (292 years) cannot come from a clock reading plus a valid rate.
-                _ = try? table.insert(key, tat) { token throws(TempoError) in
-                    try wheel.schedule(at: refilled, value: token)
+                _ = try? table.insert(key, tat, at: bucket, tag: tag) { token throws(TempoError) in
+                    try wheel.armKeyed(.at(refilled), value: token)
                 }
                 return nil
             }
-            guard let tat = gcra.admit(table[slot].payload, now: scaledNow) else {
-                return gcra.ready(table[slot].payload)
+            let row = table.row(slot)
+            guard let tat = gcra.admit(row.pointee.payload, now: scaledNow) else {
+                return gcra.ready(row.pointee.payload)
             }
-            table[slot].payload = tat
+            row.pointee.payload = tat
             let refilled = origin + gcra.refilled(tat)
             // As above, `refilled` is in range: neither closure throws.
             try? table.rearm(slot, .at(refilled), on: wheel)

@@ -56,6 +56,7 @@ struct GCRA: Sendable {
     /// The time scale: `permits`.
     @usableFromInline let scale: Int128
 
+    @usableFromInline
     init(_ limit: RateLimit) {
         increment = limit.period.attoseconds
         capacity = Int128(limit.burst) * increment
@@ -65,7 +66,17 @@ struct GCRA: Sendable {
     /// `elapsed` since the origin in scaled units.
     @inlinable
     func scaled(_ elapsed: Duration) -> Int128 {
-        elapsed.attoseconds * scale
+        scaled(attoseconds: elapsed.attoseconds)
+    }
+
+    /// `attoseconds` since the origin in scaled units.
+    @inlinable
+    @inline(__always)
+    func scaled(attoseconds: Int128) -> Int128 {
+        // The scale is at most 10^9 < 2^30, so below 2^96 attoseconds (2.5 · 10^12 years) the product is below
+        // 2^126: the unchecked multiplication is exact. Beyond, the checked one.
+        if UInt64(truncatingIfNeeded: attoseconds.magnitude >> 96) == 0 { return attoseconds &* scale }
+        return attoseconds * scale
     }
 
     /// Admits one permit at scaled time `now`: the new `tat`, or `nil` when the bucket is empty.

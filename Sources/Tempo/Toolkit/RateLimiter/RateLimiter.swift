@@ -1,3 +1,4 @@
+import Synchronization
 import TempoLocks
 
 /// A rate limiter (GCRA, equivalent to a token bucket) with exact arithmetic: ``tryAcquire()`` answers at once,
@@ -18,8 +19,9 @@ import TempoLocks
 /// **Cancellation.** Cancelling a task in ``acquire()`` disarms its wait and throws `CancellationError` at once; it
 /// takes no permit.
 ///
-/// Thread-safety: every method may be called from any thread or task. The state is one integer under a lock; no
-/// user code runs under it.
+/// Thread-safety: every method may be called from any thread or task. The state is one integer: on
+/// ``SystemScheduler`` with a monotonic or continuous clock and a whole number of nanoseconds per permit, a 64-bit
+/// atomic changed by compare-exchange (no lock); otherwise a 128-bit integer under a lock. No user code runs under it.
 public final class RateLimiter: Sendable {
     /// The rate.
     public let limit: RateLimit
@@ -28,7 +30,15 @@ public final class RateLimiter: Sendable {
     let scheduler: any TimerScheduler
     let origin: TimerInstant
     let gcra: GCRA
-    /// The theoretical arrival time (see ``GCRA``); 0, the origin, is full.
+    /// The lock-free form of ``gcra`` in nanoseconds, when the limit and the clock allow it; `tat` is then unused.
+    let nanosecondGCRA: NanosecondGCRA?
+    /// How ``nanosecondGCRA`` reads time: the platform clock directly, or the scheduler (tests on virtual time).
+    let readsPlatformClock: Bool
+    /// The clock's reading at the origin in nanoseconds (with ``nanosecondGCRA``).
+    let originNanoseconds: Int64
+    /// The theoretical arrival time in nanoseconds since the origin (with ``nanosecondGCRA``); 0 is full.
+    let nanosecondTAT = Atomic<Int64>(0)
+    /// The theoretical arrival time (see ``GCRA``) without ``nanosecondGCRA``; 0, the origin, is full.
     let tat = TempoMutex<Int128>(0)
 
     /// Creates a full limiter (it admits `limit.burst` permits at once).
@@ -37,16 +47,30 @@ public final class RateLimiter: Sendable {
     ///   - limit: The rate.
     ///   - scheduler: Where time is read and waits are armed: ``SystemScheduler/shared`` or a `VirtualClock`.
     ///   - clock: The clock (default ``TimerClock/monotonic``).
-    public init(
+    public convenience init(
         _ limit: RateLimit,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         clock: TimerClock = .monotonic
     ) {
+        let system = scheduler is SystemScheduler && clock != .wall
+        self.init(limit, scheduler: scheduler, clock: clock, nanosecondReadings: system, platformClock: system)
+    }
+
+    /// Creates a limiter; `nanosecondReadings` promises that the scheduler's readings of `clock` are whole
+    /// nanoseconds that never move more than 146 years from the first one (a monotonic clock of the platform, or a
+    /// virtual clock in tests), which allows the lock-free form when the limit fits it.
+    init(
+        _ limit: RateLimit, scheduler: any TimerScheduler, clock: TimerClock, nanosecondReadings: Bool,
+        platformClock: Bool
+    ) {
         self.limit = limit
         self.clock = clock
         self.scheduler = scheduler
-        self.gcra = GCRA(limit)
+        gcra = GCRA(limit)
+        nanosecondGCRA = nanosecondReadings ? NanosecondGCRA(limit) : nil
+        readsPlatformClock = platformClock
         origin = scheduler.now(clock)
+        originNanoseconds = nanosecondGCRA == nil ? 0 : Int64(origin.offset.attoseconds / 1_000_000_000)
     }
 
     /// Takes one permit if one is free now.
@@ -54,7 +78,8 @@ public final class RateLimiter: Sendable {
     /// - Returns: `true` if the permit was taken; `false` if none is free (nothing changes).
     /// - Complexity: O(1); allocates nothing.
     public func tryAcquire() -> Bool {
-        let now = gcra.scaled(scheduler.now(clock) - origin)
+        if let nanosecondGCRA { return nanosecondGCRA.take(nanosecondTAT, now: elapsedNanoseconds()) }
+        let now = gcra.scaled(attoseconds: scheduler.now(clock).offset.attoseconds - origin.offset.attoseconds)
         return tat.withLock { tat in
             guard let next = gcra.admit(tat, now: now) else { return false }
             tat = next
@@ -69,12 +94,18 @@ public final class RateLimiter: Sendable {
         let sleeper = TempoClock(clock, scheduler: scheduler)
         while true {
             try Task.checkCancellation()
-            let now = scheduler.now(clock)
-            let ready = tat.withLock { tat -> Duration? in
-                let scaledNow = gcra.scaled(now - origin)
-                guard let next = gcra.admit(tat, now: scaledNow) else { return gcra.ready(tat) }
-                tat = next
-                return nil
+            let ready: Duration?
+            if let nanosecondGCRA {
+                let now = elapsedNanoseconds()
+                ready = nanosecondGCRA.take(nanosecondTAT, now: now) ? nil : nanosecondGCRA.ready(nanosecondTAT)
+            } else {
+                let now = scheduler.now(clock)
+                ready = tat.withLock { tat -> Duration? in
+                    let scaledNow = gcra.scaled(now - origin)
+                    guard let next = gcra.admit(tat, now: scaledNow) else { return gcra.ready(tat) }
+                    tat = next
+                    return nil
+                }
             }
             guard let ready else { return }
             try await sleeper.sleep(until: origin + ready)
@@ -84,7 +115,14 @@ public final class RateLimiter: Sendable {
     /// The time until a permit is free on ``clock``: zero when ``tryAcquire()`` would succeed now.
     public var timeUntilAvailable: Duration {
         let elapsed = scheduler.now(clock) - origin
-        let ready = tat.withLock { gcra.ready($0) }
+        let ready = nanosecondGCRA?.ready(nanosecondTAT) ?? tat.withLock { gcra.ready($0) }
         return max(.zero, ready - elapsed)
+    }
+
+    /// Nanoseconds since the origin, for ``nanosecondGCRA``.
+    @inline(__always)
+    func elapsedNanoseconds() -> Int64 {
+        if readsPlatformClock { return PlatformClock.nanoseconds(clock) - originNanoseconds }
+        return Int64(scheduler.now(clock).offset.attoseconds / 1_000_000_000) - originNanoseconds
     }
 }

@@ -3,157 +3,271 @@ import TempoLocks
 /// Keys with one wheel timer each: the shared store of ``ExpiringDictionary``, ``DelayQueue`` and
 /// ``KeyedRateLimiter``.
 ///
-/// A key's entry lives in a slot of a reused table; the dictionary maps the key to its slot. The wheel timer of a slot
-/// carries a token, `generation << 32 | slot`, and every change that makes a pending firing stale (removing the key,
-/// re-arming its timer after the wheel took the old one for firing) bumps the slot's generation, so a firing that
-/// raced with such a change resolves to nothing. An entry therefore ends exactly once: removed, or expired.
+/// A key's entry lives in a row of a table that grows in chunks of 1,024 rows and reuses freed rows; an open-addressing
+/// index maps the key to its row (see `WheelKeyTable+Index.swift`). A row holds the key, the payload, the table index
+/// of the key's wheel timer and a generation: 16 bytes beside the key and payload, so an operation on a key touches
+/// one index bucket, one row and the wheel's entry.
+///
+/// The wheel timer of a row carries a token, `generation << 32 | row`, and every change that makes a pending firing
+/// stale (removing the key, re-arming its timer after the wheel took the old one for firing) bumps the row's
+/// generation, so a firing that raced with such a change resolves to nothing. An entry therefore ends exactly once:
+/// removed, or expired. The token also names the timer on the wheel with its index (see `TimingWheel+Keyed.swift`).
 ///
 /// Not thread-safe: the owner keeps it under its lock, and arms the wheel under that lock (lock order: owner, wheel;
 /// the wheel calls its handler outside its own lock).
 @usableFromInline
-struct WheelKeyTable<Key: Hashable, Payload> {
+struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
+    /// The part of a row that is kept while the row is free: the wheel index of its timer (``freeTimer`` when free)
+    /// and its generation.
     @usableFromInline
-    struct Entry {
-        @usableFromInline var key: Key
-        @usableFromInline var payload: Payload
-        @usableFromInline var handle: TimingWheel.Handle
+    struct Header {
+        @usableFromInline var timer: UInt32
+        @usableFromInline var generation: UInt32
 
         @inlinable
-        init(key: Key, payload: Payload, handle: TimingWheel.Handle) {
-            self.key = key
-            self.payload = payload
-            self.handle = handle
+        init(timer: UInt32, generation: UInt32) {
+            self.timer = timer
+            self.generation = generation
         }
     }
 
-    /// Slot of each key.
-    @usableFromInline var slots: [Key: UInt32] = [:]
-    /// Entries by slot; `nil` for a free slot.
-    @usableFromInline var entries: ContiguousArray<Entry?> = []
-    /// The generation of each slot, bumped when a pending firing of it becomes stale.
-    @usableFromInline var generations: ContiguousArray<UInt32> = []
-    /// Free slots, reused last-in first-out.
-    @usableFromInline var free: [UInt32] = []
+    /// One key's entry. The header comes first (offset 0), so a free row's header is read without its key.
+    @usableFromInline
+    struct Row {
+        @usableFromInline var header: Header
+        @usableFromInline var key: Key
+        @usableFromInline var payload: Payload
 
-    @usableFromInline init() {}
-
-    @inlinable var count: Int { slots.count }
-
-    @inlinable
-    func slot(of key: Key) -> UInt32? {
-        slots[key]
+        @inlinable
+        init(header: Header, key: Key, payload: Payload) {
+            self.header = header
+            self.key = key
+            self.payload = payload
+        }
     }
 
+    /// The timer index of a free row (the wheel never uses it: it is its "no entry" mark).
+    @inlinable static var freeTimer: UInt32 { .max }
+    @inlinable static var chunkBits: Int { 10 }
+    @inlinable static var chunkSize: Int { 1 << chunkBits }
+    @inlinable static var chunkMask: Int { chunkSize - 1 }
+
+    /// The number of live rows.
+    @usableFromInline var count = 0
+    /// The row chunks: row `i` lives in chunk `i >> chunkBits`. Every row's header is initialized; key and payload
+    /// only while the row is live.
+    @usableFromInline var chunks: UnsafeMutablePointer<UnsafeMutablePointer<Row>>
+    @usableFromInline var chunkCount = 0
+    @usableFromInline var directoryCapacity = 4
+    /// Free rows, reused last-in first-out (a new chunk's rows lowest first).
+    @usableFromInline var free: [UInt32] = []
+    /// The index: a power-of-two number of buckets, each a row (and a tag) or ``emptyBucket``.
+    @usableFromInline var buckets: UnsafeMutablePointer<UInt32>
+    @usableFromInline var bucketMask: Int
+    /// Whether buckets carry tags (see `WheelKeyTable+Index.swift`): until the table has 2^27 rows.
+    @usableFromInline var tagged = true
+    /// The row count at which buckets drop their tags: 2^27 (tests set a smaller one).
+    @usableFromInline var untaggedRows = 1 << 27
+
+    @usableFromInline
+    init() {
+        chunks = .allocate(capacity: directoryCapacity)
+        bucketMask = Self.minimumBuckets - 1
+        buckets = .allocate(capacity: Self.minimumBuckets)
+        buckets.initialize(repeating: Self.emptyBucket, count: Self.minimumBuckets)
+    }
+
+    /// An empty table whose buckets drop their tags once it has `untaggedRows` rows (at most 2^27; for tests).
+    init(untaggedRows: Int) {
+        self.init()
+        self.untaggedRows = min(untaggedRows, 1 << Self.taggedRowBits)
+    }
+
+    deinit {
+        for chunk in 0..<chunkCount {
+            let rows = chunks[chunk]
+            if !_isPOD(Row.self) {
+                for row in 0..<Self.chunkSize where Self.header(rows + row).timer != Self.freeTimer {
+                    (rows + row).deinitialize(count: 1)
+                }
+            }
+            rows.deallocate()
+        }
+        chunks.deallocate()
+        buckets.deallocate()
+    }
+
+    // MARK: Rows
+
+    /// The row `slot`.
     @inlinable
-    subscript(slot: UInt32) -> Entry {
-        get { entries[Int(slot)]! }
-        _modify { yield &entries[Int(slot)]! }
+    @inline(__always)
+    func row(_ slot: UInt32) -> UnsafeMutablePointer<Row> {
+        chunks[Int(slot) >> Self.chunkBits] + (Int(slot) & Self.chunkMask)
+    }
+
+    /// The header of a row, live or free.
+    @inlinable
+    @inline(__always)
+    static func header(_ row: UnsafeMutablePointer<Row>) -> Header {
+        UnsafeRawPointer(row).load(as: Header.self)
+    }
+
+    /// The live row `slot`.
+    @inlinable
+    subscript(slot: UInt32) -> Row {
+        get { row(slot).pointee }
+        nonmutating _modify { yield &row(slot).pointee }
     }
 
     /// The token a wheel timer of `slot` carries now.
     @inlinable
     func token(_ slot: UInt32) -> UInt64 {
-        UInt64(generations[Int(slot)]) << 32 | UInt64(slot)
+        UInt64(Self.header(row(slot)).generation) << 32 | UInt64(slot)
     }
 
-    /// The slot a firing token names, or `nil` when the firing is stale.
+    /// The live row a firing token names, or `nil` when the firing is stale.
     @inlinable
     func resolve(_ token: UInt64) -> UInt32? {
         let slot = UInt32(truncatingIfNeeded: token)
-        guard Int(slot) < entries.count, entries[Int(slot)] != nil,
-            generations[Int(slot)] == UInt32(truncatingIfNeeded: token >> 32)
-        else { return nil }
+        guard Int(slot) < chunkCount << Self.chunkBits else { return nil }
+        let header = Self.header(row(slot))
+        guard header.timer != Self.freeTimer, header.generation == UInt32(truncatingIfNeeded: token >> 32) else {
+            return nil
+        }
         return slot
     }
 
-    /// Makes pending firings of `slot` stale and returns the token for its next timer.
+    /// Takes a free row (growing by a chunk when none is left); its header is initialized, key and payload not.
     @inlinable
-    mutating func renew(_ slot: UInt32) -> UInt64 {
-        generations[Int(slot)] &+= 1
-        return token(slot)
+    mutating func takeRow() -> UInt32 {
+        if free.isEmpty { addChunk() }
+        return free.removeLast()
     }
 
-    /// When a slot's timer is due: at an instant, or after a delay from now (the wheel's cheaper relative arm).
+    /// Adds a chunk of free rows.
     @usableFromInline
-    enum Due {
-        case at(TimerInstant)
-        case after(Duration)
+    mutating func addChunk() {
+        precondition((chunkCount + 1) << Self.chunkBits <= Int(UInt32.max), "a keyed table holds at most 2^32 rows")
+        if chunkCount == directoryCapacity {
+            let grown = UnsafeMutablePointer<UnsafeMutablePointer<Row>>.allocate(capacity: directoryCapacity * 2)
+            grown.moveInitialize(from: chunks, count: chunkCount)
+            chunks.deallocate()
+            chunks = grown
+            directoryCapacity *= 2
+        }
+        let rows = UnsafeMutablePointer<Row>.allocate(capacity: Self.chunkSize)
+        for row in 0..<Self.chunkSize {
+            UnsafeMutableRawPointer(rows + row).storeBytes(
+                of: Header(timer: Self.freeTimer, generation: 0), as: Header.self)
+        }
+        (chunks + chunkCount).initialize(to: rows)
+        let first = chunkCount << Self.chunkBits
+        chunkCount += 1
+        if tagged, chunkCount << Self.chunkBits >= untaggedRows {
+            // Rows no longer fit beside a tag (nor may a row look like an empty bucket): buckets become plain rows.
+            tagged = false
+            rebuildIndex(buckets: bucketMask + 1)
+        }
+        free.reserveCapacity(free.count + Self.chunkSize)
+        for slot in (first..<first + Self.chunkSize).reversed() { free.append(UInt32(slot)) }
     }
+
+    /// The slot of `key`, or `nil`.
+    @inlinable
+    func slot(of key: Key) -> UInt32? {
+        find(key).slot
+    }
+
+    // MARK: Timers
 
     /// Moves the timer of `slot` on `wheel`; when the wheel already took it for firing, makes that firing stale and
     /// arms a new timer.
     @inlinable
-    mutating func rearm(_ slot: UInt32, _ due: Due, on wheel: TimingWheel) throws(TempoError) {
-        let moved: Bool
-        switch due {
-        case .at(let deadline): moved = try wheel.reschedule(self[slot].handle, at: deadline)
-        case .after(let delay): moved = try wheel.reschedule(self[slot].handle, after: delay)
-        }
-        if !moved { self[slot].handle = try Self.arm(due, token: renew(slot), on: wheel) }
+    func rearm(_ slot: UInt32, _ due: WheelDue, on wheel: TimingWheel) throws(TempoError) {
+        let row = row(slot)
+        let header = row.pointee.header
+        let token = UInt64(header.generation) << 32 | UInt64(slot)
+        if try wheel.rescheduleKeyed(header.timer, value: token, due) { return }
+        let generation = header.generation &+ 1
+        row.pointee.header.generation = generation
+        row.pointee.header.timer = try wheel.armKeyed(due, value: UInt64(generation) << 32 | UInt64(slot))
     }
 
     /// Gives `key` the payload `payload` and a timer due at `due`: moves the key's timer when it has one, and
-    /// otherwise takes a slot and arms one. On a throw the table is unchanged.
+    /// otherwise takes a row and arms one. On a throw the table is unchanged.
     ///
     /// - Returns: The key's previous payload, if it had one.
     @inlinable
-    mutating func upsert(_ key: Key, _ payload: Payload, _ due: Due, on wheel: TimingWheel) throws(TempoError)
+    mutating func upsert(_ key: Key, _ payload: Payload, _ due: WheelDue, on wheel: TimingWheel) throws(TempoError)
         -> Payload?
     {
-        guard let slot = slot(of: key) else {
-            try insert(key, payload) { token throws(TempoError) in try Self.arm(due, token: token, on: wheel) }
+        reserveOne()
+        let (bucket, found, tag) = find(key)
+        guard let slot = found else {
+            try insert(key, payload, at: bucket, tag: tag) { token throws(TempoError) in
+                try wheel.armKeyed(due, value: token)
+            }
             return nil
         }
         try rearm(slot, due, on: wheel)
-        defer { self[slot].payload = payload }
-        return self[slot].payload
+        let row = row(slot)
+        defer { row.pointee.payload = payload }
+        return row.pointee.payload
     }
 
-    /// Arms a timer carrying `token` on `wheel`.
+    /// Takes a row for `key` (not in the table) and arms its timer with `arm`, which receives the token and returns
+    /// the timer's wheel index; on a throw nothing is kept.
+    @discardableResult
     @inlinable
-    static func arm(_ due: Due, token: UInt64, on wheel: TimingWheel) throws(TempoError) -> TimingWheel.Handle {
-        switch due {
-        case .at(let deadline): try wheel.schedule(at: deadline, value: token)
-        case .after(let delay): try wheel.schedule(after: delay, value: token)
-        }
+    mutating func insert<E: Error>(_ key: Key, _ payload: Payload, arm: (UInt64) throws(E) -> UInt32) throws(E)
+        -> UInt32
+    {
+        reserveOne()
+        let (bucket, _, tag) = find(key)
+        return try insert(key, payload, at: bucket, tag: tag, arm: arm)
     }
 
-    /// Takes a slot for `key` (not yet in the table) and arms its timer with `arm`, which receives the token; on a
-    /// throw nothing is kept.
+    /// ``insert(_:_:arm:)`` into the empty `bucket` with the `tag` that ``find(_:)`` returned for `key` after
+    /// ``reserveOne()``.
     @discardableResult
     @inlinable
     mutating func insert<E: Error>(
-        _ key: Key, _ payload: Payload, arm: (UInt64) throws(E) -> TimingWheel.Handle
+        _ key: Key, _ payload: Payload, at bucket: Int, tag: UInt32, arm: (UInt64) throws(E) -> UInt32
     ) throws(E) -> UInt32 {
-        let slot: UInt32
-        if let reused = free.popLast() {
-            slot = reused
-        } else {
-            slot = UInt32(entries.count)
-            entries.append(nil)
-            generations.append(0)
-        }
-        let handle: TimingWheel.Handle
+        let tagged = tagged
+        let slot = takeRow()
+        // A new chunk may have turned tags off: then the bucket holds the plain row (the bucket itself stays free,
+        // since rebuilding keeps the same number of buckets and files only live rows, in the same probe order).
+        let tag = tagged == self.tagged ? tag : 0
+        let row = row(slot)
+        let generation = Self.header(row).generation
+        let timer: UInt32
         do {
-            handle = try arm(token(slot))
+            timer = try arm(UInt64(generation) << 32 | UInt64(slot))
         } catch {
             free.append(slot)
             throw error
         }
-        entries[Int(slot)] = Entry(key: key, payload: payload, handle: handle)
-        slots[key] = slot
+        row.initialize(to: Row(header: Header(timer: timer, generation: generation), key: key, payload: payload))
+        buckets[bucket] = tag | slot
+        count += 1
         return slot
     }
 
-    /// Frees `slot` and returns its entry; its pending firing, if any, becomes stale. The caller cancels its timer.
+    /// Frees `slot` and returns its key and payload; its pending firing, if any, becomes stale. The caller cancels
+    /// its timer (its wheel index is in the returned header).
     @discardableResult
     @inlinable
-    mutating func remove(_ slot: UInt32) -> Entry {
-        let entry = entries[Int(slot)].take()!
-        slots[entry.key] = nil
-        generations[Int(slot)] &+= 1
+    mutating func remove(_ slot: UInt32) -> (key: Key, payload: Payload, header: Header) {
+        let row = row(slot)
+        let entry = row.move()
+        UnsafeMutableRawPointer(row).storeBytes(
+            of: Header(timer: Self.freeTimer, generation: entry.header.generation &+ 1), as: Header.self)
+        unindex(entry.key, slot: slot)
         free.append(slot)
-        return entry
+        count -= 1
+        return (entry.key, entry.payload, entry.header)
     }
 
     /// Removes `key` and cancels its timer on `wheel`.
@@ -162,27 +276,10 @@ struct WheelKeyTable<Key: Hashable, Payload> {
     @inlinable
     mutating func remove(_ key: Key, cancellingOn wheel: TimingWheel) -> Payload? {
         guard let slot = slot(of: key) else { return nil }
+        let token = token(slot)
         let entry = remove(slot)
-        wheel.cancel(entry.handle)
+        wheel.cancelKeyed(entry.header.timer, value: token)
         return entry.payload
-    }
-
-    /// Checks that the dictionary and the slots agree; traps otherwise.
-    func _checkInvariants() {
-        precondition(slots.count + free.count == entries.count, "slots \(slots.count) + free \(free.count)")
-        for (key, slot) in slots {
-            precondition(entries[Int(slot)]?.key == key, "slot \(slot) does not hold its key")
-        }
-        for slot in free { precondition(entries[Int(slot)] == nil, "free slot \(slot) holds an entry") }
-    }
-
-    /// Checks ``_checkInvariants()`` and that every entry's timer is armed on `wheel`; traps otherwise. The keyed
-    /// toolkit types call it under their lock, while no expiry is being delivered.
-    func _checkInvariants(armedOn wheel: TimingWheel) {
-        _checkInvariants()
-        for slot in slots.values {
-            precondition(wheel.isArmed(self[slot].handle), "the entry in slot \(slot) has no armed timer")
-        }
     }
 
     /// The `_checkInvariants()` of the keyed toolkit types: the table under its lock, then the wheel. A no-op in
