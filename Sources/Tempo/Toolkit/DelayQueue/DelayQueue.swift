@@ -58,6 +58,9 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
 
     let expirer: Expirer
     /// The wheel that runs the deadlines.
+    ///
+    /// For reading (its ``TimingWheel/count`` and configuration) only: do not arm timers of your own on it. Every
+    /// value timer of this wheel reaches this type's handler, which reads the value as one of its own entries.
     public let wheel: TimingWheel
     /// The entries as they come due, for one consumer.
     ///

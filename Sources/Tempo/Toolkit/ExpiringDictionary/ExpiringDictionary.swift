@@ -105,6 +105,9 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
 
     @usableFromInline let expirer: Expirer
     /// The wheel that runs the expiries.
+    ///
+    /// For reading (its ``TimingWheel/count`` and configuration) only: do not arm timers of your own on it. Every
+    /// value timer of this wheel reaches this type's handler, which reads the value as one of its own entries.
     public let wheel: TimingWheel
 
     /// Creates an empty dictionary whose entries expire on a wheel of its own.

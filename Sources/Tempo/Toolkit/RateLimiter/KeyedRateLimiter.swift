@@ -60,6 +60,9 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     /// The rate of each key.
     public let limit: RateLimit
     /// The wheel that forgets idle keys.
+    ///
+    /// For reading (its ``TimingWheel/count`` and configuration) only: do not arm timers of your own on it. Every
+    /// value timer of this wheel reaches this type's handler, which reads the value as one of its own entries.
     public let wheel: TimingWheel
     @usableFromInline let evictor: Evictor
     @usableFromInline let gcra: GCRA
