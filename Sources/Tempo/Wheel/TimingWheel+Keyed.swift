@@ -7,6 +7,14 @@ protocol TimingWheelBatchHandler: TimingWheelHandler {
     func timersFired(values: UnsafeBufferPointer<UInt64>)
 }
 
+extension TimingWheelBatchHandler {
+    /// One value timer: a batch of one.
+    @inlinable
+    func timerFired(value: UInt64) {
+        withUnsafePointer(to: value) { timersFired(values: UnsafeBufferPointer(start: $0, count: 1)) }
+    }
+}
+
 /// When a keyed timer is due: at an instant, or after a delay from now (the wheel's cheaper relative arm), given as a
 /// `Duration` or as a valid number of nanoseconds.
 @usableFromInline

@@ -70,11 +70,6 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         }
 
         @usableFromInline
-        func timerFired(value token: UInt64) {
-            withUnsafePointer(to: token) { expireBatch(self, UnsafeBufferPointer(start: $0, count: 1)) }
-        }
-
-        @usableFromInline
         func timersFired(values tokens: UnsafeBufferPointer<UInt64>) {
             expireBatch(self, tokens)
         }

@@ -36,11 +36,6 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
         }
 
         @usableFromInline
-        func timerFired(value token: UInt64) {
-            withUnsafePointer(to: token) { evictBatch(self, UnsafeBufferPointer(start: $0, count: 1)) }
-        }
-
-        @usableFromInline
         func timersFired(values tokens: UnsafeBufferPointer<UInt64>) {
             evictBatch(self, tokens)
         }
