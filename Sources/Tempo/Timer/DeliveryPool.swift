@@ -64,9 +64,7 @@ final class DeliveryPool: Sendable {
     /// - Complexity: O(1), amortized over the ring's growth; no allocation once it has grown.
     func submit(_ lane: any DeliveryLane) {
         let (wake, start, check) = state.withLock { state -> (Bool, Int?, Bool) in
-            if state.count == state.ring.count { grow(&state) }
-            state.ring[(state.head + state.count) % state.ring.count] = lane
-            state.count += 1
+            append(lane, to: &state)
             if state.idle > 0 {
                 state.idle -= 1
                 return (true, nil, false)
@@ -91,9 +89,7 @@ final class DeliveryPool: Sendable {
         let (wake, starts, check) = state.withLock { state -> (Int, Range<Int>, Bool) in
             var index = 0
             while index < lanes.count {
-                if state.count == state.ring.count { grow(&state) }
-                state.ring[(state.head + state.count) % state.ring.count] = lanes[index]
-                state.count += 1
+                append(lanes[index], to: &state)
                 index += 1
             }
             let wake = min(state.idle, lanes.count)
@@ -160,6 +156,13 @@ final class DeliveryPool: Sendable {
         }
         if let start { launch(worker: start) }
         if again { scheduleStuckCheck() }
+    }
+
+    /// Puts `lane` at the ring's tail, growing the ring when it is full.
+    private func append(_ lane: any DeliveryLane, to state: inout State) {
+        if state.count == state.ring.count { grow(&state) }
+        state.ring[(state.head + state.count) % state.ring.count] = lane
+        state.count += 1
     }
 
     private func grow(_ state: inout State) {

@@ -118,12 +118,7 @@ public final class TempoTimer: Sendable {
         }
     }
 
-    /// The ``SystemScheduler`` driver of the timer's clock, or `nil` on another scheduler.
-    var driver: ClockDriver? {
-        unretainedDriver?.takeUnretainedValue()
-    }
-
-    /// The driver of ``driver``, without a reference count: the arm and cancel paths call it through this, because
+    /// The ``SystemScheduler`` driver of the timer's clock (`nil` on another scheduler), without a reference count: the arm and cancel paths call it through this, because
     /// every timer of a clock shares its driver, and a retain and a release on every arm and cancel made its
     /// reference count a cache line that all threads arming timers wrote (issue #31). The driver stays alive
     /// meanwhile: ``engine``, a constant of the timer, holds it.
