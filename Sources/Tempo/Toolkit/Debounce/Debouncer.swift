@@ -37,7 +37,8 @@ public final class Debouncer<Value: Sendable>: Sendable {
     ///   - clock: The clock the delay is measured on.
     ///   - delivery: Where the scheduled action runs (default a private serial queue).
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
-    ///   - action: Called with the last value of each burst.
+    ///   - action: Called with the last value of each burst. For a debouncer without a value (`Value` is `Void`), a
+    ///     closure or function without parameters: `try Debouncer(delay: .milliseconds(300)) { search() }`.
     /// - Throws: ``TempoError`` when `delay` is negative, between zero and 1 ns, or above
     ///   ``TempoError/maximumDuration``, or when `leeway` is invalid.
     public init(
@@ -144,29 +145,6 @@ public final class Debouncer<Value: Sendable>: Sendable {
 }
 
 extension Debouncer where Value == Void {
-    /// Creates a debouncer for an action without a value.
-    ///
-    /// - Parameters:
-    ///   - delay: How long the calls must stop before the action runs.
-    ///   - leeway: How late the action may run to batch wakeups.
-    ///   - clock: The clock the delay is measured on.
-    ///   - delivery: Where the scheduled action runs.
-    ///   - scheduler: The scheduler.
-    ///   - action: Called once per burst.
-    /// - Throws: ``TempoError`` when `delay` or `leeway` is invalid.
-    public convenience init(
-        delay: Duration,
-        leeway: Duration = .zero,
-        clock: TimerClock = .monotonic,
-        delivery: TimerDelivery = .privateQueue,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        action: @escaping @Sendable () -> Void
-    ) throws(TempoError) {
-        try self.init(
-            delay: delay, leeway: leeway, clock: clock, delivery: delivery, scheduler: scheduler,
-            action: { (_: Void) in action() })
-    }
-
     /// Restarts the delay; the action runs once no call came for ``delay``.
     public func call() {
         call(())

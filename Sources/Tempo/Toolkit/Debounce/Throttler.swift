@@ -79,7 +79,8 @@ public final class Throttler<Value: Sendable>: Sendable {
     ///   - clock: The clock the interval is measured on.
     ///   - delivery: Where the action runs (default a private serial queue).
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
-    ///   - action: Called with the value of each run.
+    ///   - action: Called with the value of each run. For a throttler without a value (`Value` is `Void`), a closure
+    ///     or function without parameters: `try Throttler(every: .seconds(1)) { save() }`.
     /// - Throws: ``TempoError`` when `interval` or `leeway` is invalid.
     public init(
         every interval: Duration,
@@ -149,31 +150,6 @@ public final class Throttler<Value: Sendable>: Sendable {
 }
 
 extension Throttler where Value == Void {
-    /// Creates a throttler for an action without a value.
-    ///
-    /// - Parameters:
-    ///   - interval: The minimum time between two runs.
-    ///   - edge: Which end of a window runs the action.
-    ///   - leeway: How late a window may end.
-    ///   - clock: The clock the interval is measured on.
-    ///   - delivery: Where the action runs.
-    ///   - scheduler: The scheduler.
-    ///   - action: The action.
-    /// - Throws: ``TempoError`` when `interval` or `leeway` is invalid.
-    public convenience init(
-        every interval: Duration,
-        edge: Edge = .leading,
-        leeway: Duration = .zero,
-        clock: TimerClock = .monotonic,
-        delivery: TimerDelivery = .privateQueue,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        action: @escaping @Sendable () -> Void
-    ) throws(TempoError) {
-        try self.init(
-            every: interval, edge: edge, leeway: leeway, clock: clock, delivery: delivery, scheduler: scheduler,
-            action: { (_: Void) in action() })
-    }
-
     /// Offers a call; see the type's table for when it runs.
     ///
     /// - Returns: Whether the call runs now, waits for the window's end, or was dropped.
