@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import Tempo
+
+// The run path. A run's async frames share its task's first allocator slab with the body's (see JobRunner.swift):
+// keep them small. What a successful run does not need (logs, retries, timeouts) is in functions of its own.
+
+extension JobRunner {
+    /// Runs one date of a job if the coordinator grants it: its attempts under the failure policy, the cursor per
+    /// the delivery mode, then the queued run or the end.
+    func execute(_ request: RunRequest, lateness: Duration) async {
+        if let claim = await coordinator.claim(job: request.job.name, plannedDate: request.date, logger: logger) {
+            let job = request.job
+            if job.options.delivery == .atMostOnce { await saveCursor(of: job, date: request.date) }
+            let succeeded = await runAttempts(request, claim: claim, lateness: lateness)
+            update(job.name) { stats in
+                if succeeded { stats.succeeded += 1 } else { stats.failed += 1 }
+            }
+            await claim.release(succeeded: succeeded)
+            if job.options.delivery == .atLeastOnce { await saveCursor(of: job, date: request.date) }
+        } else {
+            claimedElsewhere(request)
+        }
+        runEnded(request)
+    }
+
+    private func claimedElsewhere(_ request: RunRequest) {
+        update(request.job.name) { stats in
+            stats.started -= 1
+            stats.claimedElsewhere += 1
+        }
+        logger.debug(
+            "job date claimed elsewhere; not run here",
+            metadata: ["job": "\(request.job.name)", "job.date": "\(request.date.timeIntervalSince1970)"])
+    }
+
+    /// The attempts of a granted date under the job's failure policy; whether one succeeded.
+    private func runAttempts(_ request: RunRequest, claim: any JobClaim, lateness: Duration) async -> Bool {
+        let job = request.job
+        var attempt = 1
+        var previousWait: Duration?
+        while true {
+            let context = JobContext(
+                name: job.name, plannedDate: request.date, lateness: lateness, attempt: attempt, logger: logger,
+                claim: claim)
+            let error: (any Error)?
+            if let timeout = job.options.timeout {
+                error = await attemptOnce(job, context: context, timeout: timeout)
+            } else {
+                do {
+                    try await job.body(context)
+                    error = nil
+                } catch let thrown {
+                    error = thrown
+                }
+            }
+            guard let error else { return true }
+            guard let wait = failed(job, context: context, error: error, previousWait: previousWait),
+                await retry(job, after: wait, context: context)
+            else { return false }
+            previousWait = wait
+            attempt += 1
+        }
+    }
+
+    /// Counts and logs a failed attempt; returns the wait before the next attempt, or `nil` when none follows (the
+    /// policy's last attempt, a stopping job, or shutdown).
+    private func failed(_ job: JobDefinition, context: JobContext, error: any Error, previousWait: Duration?)
+        -> Duration?
+    {
+        let timedOut = (error as? JobError)?.code == .timedOut
+        update(job.name) { stats in
+            stats.failedAttempts += 1
+            if timedOut { stats.timedOut += 1 }
+            stats.lastError = "\(error)"
+        }
+        context.logger.error("job run failed", metadata: ["error": "\(error)"])
+        if case .retry(let policy) = job.options.failure, context.attempt < policy.attempts {
+            guard let wait = nextBackoff(job, policy: policy, attempt: context.attempt, previous: previousWait) else {
+                context.logger.warning("job not retried: the scheduler is shutting down")
+                return nil
+            }
+            return wait
+        }
+        if case .stopJob = job.options.failure {
+            update(job.name) { $0.isStopped = true }
+            context.logger.error("job stopped after a failure; it will not run again")
+        }
+        return nil
+    }
+
+    /// Waits before a retry; `false` when the wait was cancelled or shutdown began meanwhile.
+    private func retry(_ job: JobDefinition, after wait: Duration, context: JobContext) async -> Bool {
+        do {
+            try await TimerLabel.$arming.withValue(job.label) { try await sleep(wait) }
+        } catch {
+            return false
+        }
+        guard isRunning else {
+            context.logger.warning("job not retried: the scheduler is shutting down")
+            return false
+        }
+        update(job.name) { $0.retries += 1 }
+        return true
+    }
+
+    /// The wait before the next attempt, or `nil` when no retry may start (shutdown).
+    private func nextBackoff(_ job: JobDefinition, policy: RetryPolicy, attempt: Int, previous: Duration?) -> Duration?
+    {
+        state.withLock { state -> Duration? in
+            guard state.phase == .running, var record = state.jobs[job.name] else { return nil }
+            let wait = policy.backoff.delay(retry: attempt, previous: previous, using: &record.random)
+            state.jobs[job.name] = record
+            return wait
+        }
+    }
+
+    /// Runs the body once under `timeout`; returns its error, or ``JobError/Code/timedOut``.
+    private func attemptOnce(_ job: JobDefinition, context: JobContext, timeout: Duration) async -> (any Error)? {
+        await withTaskGroup(of: AttemptEvent.self) { group in
+            group.addTask {
+                do {
+                    try await job.body(context)
+                    return .finished(nil)
+                } catch {
+                    return .finished(error)
+                }
+            }
+            group.addTask {
+                do {
+                    try await self.sleep(timeout)
+                    return .timerFired
+                } catch {
+                    return .timerCancelled
+                }
+            }
+            var timedOut = false
+            while let event = await group.next() {
+                switch event {
+                case .finished(let error):
+                    group.cancelAll()
+                    guard timedOut else { return error }
+                    return JobError(
+                        .timedOut, job: job.name,
+                        message: "job \"\(job.name)\" ran longer than its timeout of \(timeout)")
+                case .timerFired:
+                    timedOut = true
+                    group.cancelAll()
+                case .timerCancelled:
+                    continue
+                }
+            }
+            return nil
+        }
+    }
+}
+
+/// What ends first in a run under a timeout.
+private enum AttemptEvent: Sendable {
+    case finished((any Error)?)
+    case timerFired
+    case timerCancelled
+}
