@@ -3,20 +3,44 @@ import Logging
 import Tempo
 
 // The run path. A run's async frames share its task's first allocator slab with the body's (see JobRunner.swift):
-// keep them small. What a successful run does not need (logs, retries, timeouts) is in functions of its own.
+// keep them small. An async function's frame holds what its inlined code keeps too, so the synchronous work of the
+// path (the lock, statistics, logs, starting the queued run) is in `@inline(never)` functions, whose locals live on
+// the thread's stack; what a successful run does not need (retries, timeouts) is in functions of its own.
 
 extension JobRunner {
     /// Runs one date of a job if the coordinator grants it: its attempts under the failure policy, the cursor per
     /// the delivery mode, then the queued run or the end.
     func execute(_ request: RunRequest, lateness: Duration) async {
-        if let claim = await coordinator.claim(job: request.job.name, plannedDate: request.date, logger: logger) {
-            let job = request.job
+        let job = request.job
+        if let claim = await coordinator.claim(job: job.name, plannedDate: request.date, logger: logger) {
             if job.options.delivery == .atMostOnce { await saveCursor(of: job, date: request.date) }
-            let succeeded = await runAttempts(request, claim: claim, lateness: lateness)
-            update(job.name) { stats in
-                if succeeded { stats.succeeded += 1 } else { stats.failed += 1 }
+            var context = firstAttempt(of: request, lateness: lateness, claim: claim)
+            var previousWait: Duration?
+            var succeeded = false
+            while true {
+                let error: (any Error)?
+                if let timeout = job.options.timeout {
+                    error = await attemptOnce(job, context: context, timeout: timeout)
+                } else {
+                    do {
+                        try await job.body(context)
+                        error = nil
+                    } catch let thrown {
+                        error = thrown
+                    }
+                }
+                guard let error else {
+                    succeeded = true
+                    break
+                }
+                guard let wait = failed(job, context: context, error: error, previousWait: previousWait),
+                    await retry(job, after: wait, context: context)
+                else { break }
+                previousWait = wait
+                context = nextAttempt(after: context)
             }
-            await claim.release(succeeded: succeeded)
+            count(job, succeeded: succeeded)
+            await context.claim.release(succeeded: succeeded)
             if job.options.delivery == .atLeastOnce { await saveCursor(of: job, date: request.date) }
         } else {
             claimedElsewhere(request)
@@ -24,6 +48,28 @@ extension JobRunner {
         runEnded(request)
     }
 
+    @inline(never)
+    private func firstAttempt(of request: RunRequest, lateness: Duration, claim: any JobClaim) -> JobContext {
+        JobContext(
+            name: request.job.name, plannedDate: request.date, lateness: lateness, attempt: 1, logger: logger,
+            claim: claim)
+    }
+
+    @inline(never)
+    private func nextAttempt(after context: JobContext) -> JobContext {
+        JobContext(
+            name: context.name, plannedDate: context.plannedDate, lateness: context.lateness,
+            attempt: context.attempt + 1, logger: logger, claim: context.claim)
+    }
+
+    @inline(never)
+    private func count(_ job: JobDefinition, succeeded: Bool) {
+        update(job.name) { stats in
+            if succeeded { stats.succeeded += 1 } else { stats.failed += 1 }
+        }
+    }
+
+    @inline(never)
     private func claimedElsewhere(_ request: RunRequest) {
         update(request.job.name) { stats in
             stats.started -= 1
@@ -34,37 +80,9 @@ extension JobRunner {
             metadata: ["job": "\(request.job.name)", "job.date": "\(request.date.timeIntervalSince1970)"])
     }
 
-    /// The attempts of a granted date under the job's failure policy; whether one succeeded.
-    private func runAttempts(_ request: RunRequest, claim: any JobClaim, lateness: Duration) async -> Bool {
-        let job = request.job
-        var attempt = 1
-        var previousWait: Duration?
-        while true {
-            let context = JobContext(
-                name: job.name, plannedDate: request.date, lateness: lateness, attempt: attempt, logger: logger,
-                claim: claim)
-            let error: (any Error)?
-            if let timeout = job.options.timeout {
-                error = await attemptOnce(job, context: context, timeout: timeout)
-            } else {
-                do {
-                    try await job.body(context)
-                    error = nil
-                } catch let thrown {
-                    error = thrown
-                }
-            }
-            guard let error else { return true }
-            guard let wait = failed(job, context: context, error: error, previousWait: previousWait),
-                await retry(job, after: wait, context: context)
-            else { return false }
-            previousWait = wait
-            attempt += 1
-        }
-    }
-
     /// Counts and logs a failed attempt; returns the wait before the next attempt, or `nil` when none follows (the
     /// policy's last attempt, a stopping job, or shutdown).
+    @inline(never)
     private func failed(_ job: JobDefinition, context: JobContext, error: any Error, previousWait: Duration?)
         -> Duration?
     {

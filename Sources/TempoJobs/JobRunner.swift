@@ -60,6 +60,7 @@ final class JobRunner: Sendable {
 
     /// A run ended: starts the job's queued run, resumes the planners waiting for the job to be idle, and ends the
     /// wait of `run()` when it was the last.
+    @inline(never)
     func runEnded(_ request: RunRequest) {
         let (ended, executor) = state.withLock { ($0.runEnded(request), $0.executor) }
         if let next = ended.next { start(next, on: executor) }
@@ -104,6 +105,7 @@ final class JobRunner: Sendable {
         }
     }
 
+    @inline(never)
     private func cursorNotSaved(_ job: JobDefinition, error: any Error) {
         update(job.name) { $0.lastError = "\(error)" }
         logger.error("job store: cannot write the cursor", metadata: ["job": "\(job.name)", "error": "\(error)"])
