@@ -14,30 +14,10 @@ extension JobRunner {
         let job = request.job
         if let claim = await coordinator.claim(job: job.name, plannedDate: request.date, logger: logger) {
             if job.options.delivery == .atMostOnce { await saveCursor(of: job, date: request.date) }
-            var context = firstAttempt(of: request, lateness: lateness, claim: claim)
-            var previousWait: Duration?
-            var succeeded = false
-            while true {
-                let error: (any Error)?
-                if let timeout = job.options.timeout {
-                    error = await attemptOnce(job, context: context, timeout: timeout)
-                } else {
-                    do {
-                        try await job.body(context)
-                        error = nil
-                    } catch let thrown {
-                        error = thrown
-                    }
-                }
-                guard let error else {
-                    succeeded = true
-                    break
-                }
-                guard let wait = failed(job, context: context, error: error, previousWait: previousWait),
-                    await retry(job, after: wait, context: context)
-                else { break }
-                previousWait = wait
-                context = nextAttempt(after: context)
+            let context = firstAttempt(of: request, lateness: lateness, claim: claim)
+            var succeeded = true
+            if let error = await attemptOnce(job, context: context) {
+                succeeded = await retry(job, failed: context, error: error)
             }
             count(job, succeeded: succeeded)
             await context.claim.release(succeeded: succeeded)
@@ -46,6 +26,34 @@ extension JobRunner {
             claimedElsewhere(request)
         }
         runEnded(request)
+    }
+
+    /// Runs the body once (under the job's timeout, if any); returns its error, or ``JobError/Code/timedOut``.
+    private func attemptOnce(_ job: JobDefinition, context: JobContext) async -> (any Error)? {
+        if let timeout = job.options.timeout { return await attemptOnce(job, context: context, timeout: timeout) }
+        do {
+            try await job.body(context)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Handles a failed attempt under the job's failure policy: counts and logs it, and runs the retries it allows;
+    /// whether one succeeded.
+    private func retry(_ job: JobDefinition, failed first: JobContext, error firstError: any Error) async -> Bool {
+        var context = first
+        var error = firstError
+        var previousWait: Duration?
+        while true {
+            guard let wait = failed(job, context: context, error: error, previousWait: previousWait),
+                await waitToRetry(job, for: wait, context: context)
+            else { return false }
+            previousWait = wait
+            context = nextAttempt(after: context)
+            guard let next = await attemptOnce(job, context: context) else { return true }
+            error = next
+        }
     }
 
     @inline(never)
@@ -108,7 +116,7 @@ extension JobRunner {
     }
 
     /// Waits before a retry; `false` when the wait was cancelled or shutdown began meanwhile.
-    private func retry(_ job: JobDefinition, after wait: Duration, context: JobContext) async -> Bool {
+    private func waitToRetry(_ job: JobDefinition, for wait: Duration, context: JobContext) async -> Bool {
         do {
             try await TimerLabel.$arming.withValue(job.label) { try await sleep(wait) }
         } catch {
