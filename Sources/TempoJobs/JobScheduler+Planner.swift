@@ -34,7 +34,9 @@ extension JobScheduler {
                 return  // shutdown
             }
             let now = wallClock()
-            guard await recoverAbandoned(job, before: date, now: now, after: &recovered) else { return }
+            if recoversAbandonedDates {
+                guard await recoverAbandoned(job, before: date, now: now, after: &recovered) else { return }
+            }
             // The run starts first: counting the dates slept through is not on its path.
             guard admit(job, date: date, due: due) else { return }
             let slept = source.dates(after: date, through: now).count

@@ -85,6 +85,9 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     let origin: C.Instant
     /// The run path and the state, outside the generic type.
     let runner: JobRunner
+    /// Whether the coordinator may report abandoned dates: not ``LocalJobCoordinator``, whose answer is always `[]`
+    /// (a planner then skips the question on a date's path).
+    let recoversAbandonedDates: Bool
 
     /// Creates a scheduler with no jobs.
     ///
@@ -111,6 +114,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         self.configuration = configuration
         self.store = store
         self.coordinator = coordinator
+        self.recoversAbandonedDates = !(coordinator is LocalJobCoordinator)
         self.logger = logger
         self.wallClock = wallClock
         self.clock = clock
