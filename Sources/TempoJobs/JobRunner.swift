@@ -2,12 +2,13 @@ import Foundation
 import Logging
 import TempoLocks
 
-// A run's task allocates its async frames on the task allocator, whose first slab (about 1,000 bytes) is malloc'd when
-// the task first calls an async function, and each further slab when a frame does not fit. Before this type, the run
-// path was code of the generic `JobScheduler<C>` (unspecialized: its frames held the clock's instants and large
-// temporaries), and a run's frames took four slabs: three `malloc`s per run beyond the body's task (issue #32). Here
-// the run path is not generic, its async functions keep only what crosses an `await`, and the failure path (logs,
-// retries, timeouts) lives in functions of its own that a successful run never calls.
+// A run's task allocates its async frames on the task allocator, whose first slab (about 1,000 bytes) is malloc'd at
+// the task's first allocation, and each further slab when a frame does not fit. Before this type, the run path was
+// code of the generic `JobScheduler<C>` (unspecialized, with large frames: 960 bytes for `execute`, 2,176 for the
+// attempts), and a run's frames took five slabs: four `malloc`s per run beyond the body's task (issue #32). Here the
+// run path is not generic, one async function keeps only what crosses an `await`, its synchronous work is in
+// `@inline(never)` functions (their locals stay on the thread's stack), and retries and timeouts live in functions a
+// successful run never calls: a run and the bench's body fit the first slab (Benchmarks/README.md).
 
 /// The part of a ``JobScheduler`` that starts and executes runs and owns the scheduler's state; not generic over the
 /// clock, which it reaches through two closures.
@@ -36,8 +37,8 @@ final class JobRunner: Sendable {
         self.sleep = sleep
     }
 
-    /// Starts a run's task (unstructured, so that `run()` can return without it) on `executor`, or without an
-    /// executor preference when it is `nil` (a preference, even `nil`, costs the task an allocation).
+    /// Starts a run's task (unstructured, so that `run()` can return without it) on `executor` (`nil`: the global
+    /// concurrent executor).
     ///
     /// The task starts immediately: the body runs on the caller's thread (the planner's, at the date) until it
     /// first suspends, with no hop through the executor's queue (in the bench, a job's lateness went from 1.8x to
@@ -47,11 +48,7 @@ final class JobRunner: Sendable {
         let lateness = max(.zero, elapsed() - request.due)
         let task: Task<Void, Never>
         if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-            if let executor {
-                task = Task.immediate(executorPreference: executor) { await self.execute(request, lateness: lateness) }
-            } else {
-                task = Task.immediate { await self.execute(request, lateness: lateness) }
-            }
+            task = Task.immediate(executorPreference: executor) { await self.execute(request, lateness: lateness) }
         } else {
             task = Task(executorPreference: executor) { await self.execute(request, lateness: lateness) }
         }
