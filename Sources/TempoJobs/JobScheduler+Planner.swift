@@ -13,7 +13,7 @@ extension JobScheduler {
     }
 
     private func planDates(of job: JobDefinition) async {
-        let cursor = await loadCursor(of: job)
+        let cursor = await runner.loadCursor(of: job)
         let start = wallClock()
         var source = DateSource(job.schedule, offset: job.offset, start: start, cursor: cursor?.lastDate)
         guard await catchUp(job, source: source, cursor: cursor?.lastDate, now: start) else { return }
@@ -34,7 +34,9 @@ extension JobScheduler {
                 return  // shutdown
             }
             let now = wallClock()
-            guard await recoverAbandoned(job, before: date, now: now, after: &recovered) else { return }
+            if recoversAbandonedDates {
+                guard await recoverAbandoned(job, before: date, now: now, after: &recovered) else { return }
+            }
             // The run starts first: counting the dates slept through is not on its path.
             guard admit(job, date: date, due: due) else { return }
             let slept = source.dates(after: date, through: now).count
@@ -121,10 +123,10 @@ extension JobScheduler {
     /// end.
     private func admit(_ job: JobDefinition, date: Date, due: C.Instant) -> Bool {
         let since = origin.duration(to: due)
-        let (admission, executor) = state.withLock { ($0.admit(job, date: date, due: since), $0.executor) }
+        let (admission, executor) = runner.state.withLock { ($0.admit(job, date: date, due: since), $0.executor) }
         switch admission {
         case .start(let request):
-            start(request, on: executor)
+            runner.start(request, on: executor)
         case .skipped(let running):
             logger.warning(
                 "job skipped a date: its previous run is still going",
@@ -139,20 +141,15 @@ extension JobScheduler {
 
     /// Changes one job's statistics under the lock.
     func update(_ name: String, _ change: (inout JobStats) -> Void) {
-        state.withLock { state in
-            if var record = state.jobs[name] {
-                change(&record.stats)
-                state.jobs[name] = record
-            }
-        }
+        runner.update(name, change)
     }
 
     /// Suspends until `reason` holds or the task is cancelled.
     func wait(for reason: WaitReason) async {
-        let id = state.withLock { $0.makeID() }
+        let id = runner.state.withLock { $0.makeID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
+                let ready = runner.state.withLock { state -> Bool in
                     if Task.isCancelled || state.isReady(reason) { return true }
                     state.addWaiter(id, reason, continuation)
                     return false
@@ -160,7 +157,7 @@ extension JobScheduler {
                 if ready { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.removeWaiter(id) }?.resume()
+            runner.state.withLock { $0.removeWaiter(id) }?.resume()
         }
     }
 }

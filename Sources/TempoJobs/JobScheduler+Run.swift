@@ -19,7 +19,7 @@ extension JobScheduler {
         }
         let (newJobs, newJobsContinuation) = AsyncStream.makeStream(of: JobDefinition.self)
         let executor = currentTaskExecutor()
-        let jobs = try state.withLock { state throws(JobError) -> [JobDefinition]? in
+        let jobs = try runner.state.withLock { state throws(JobError) -> [JobDefinition]? in
             guard !state.hasRun else {
                 throw JobError(.alreadyStarted, message: "run() was called on a scheduler that runs or ran already")
             }
@@ -51,29 +51,14 @@ extension JobScheduler {
             self.beginShutdown()
             self.endGracePeriod()
         }
-        state.withLock { $0.executor = nil }
+        runner.state.withLock { $0.executor = nil }
         logger.info("job scheduler stopped")
-    }
-
-    /// Starts a run's task (unstructured, so that `run()` can return without it) on the executor `run()` prefers.
-    ///
-    /// The task starts immediately: the body runs on the caller's thread (the planner's, at the date) until it
-    /// first suspends, with no hop through the executor's queue (in the bench, a job's lateness went from 1.8x to
-    /// 1.5x a bare `Task.sleep(until:)` loop's). Before macOS 26 (and its peers) the task is enqueued instead.
-    func start(_ request: RunRequest, on executor: (any TaskExecutor)?) {
-        let task: Task<Void, Never>
-        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-            task = Task.immediate(executorPreference: executor) { await self.execute(request) }
-        } else {
-            task = Task(executorPreference: executor) { await self.execute(request) }
-        }
-        if state.withLock({ $0.attach(task, to: request.id) }) { task.cancel() }
     }
 
     /// Suspends until no run is left, or the runs still going were abandoned.
     private func waitForRuns() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let drained = state.withLock { state -> Drained? in
+            let drained = runner.state.withLock { state -> Drained? in
                 if state.phase == .finished { return Drained(waiter: continuation, timer: nil) }
                 if let drained = state.finishIfDone() { return Drained(waiter: continuation, timer: drained.timer) }
                 state.drainWaiter = continuation
@@ -85,7 +70,7 @@ extension JobScheduler {
 
     /// Stops planning and starts the grace period (or ends the wait of `run()` when nothing runs).
     func beginShutdown() {
-        let shutdown = state.withLock { state -> Shutdown? in
+        let shutdown = runner.state.withLock { state -> Shutdown? in
             switch state.phase {
             case .idle:
                 state.phase = .finished
@@ -132,7 +117,7 @@ extension JobScheduler {
     /// The grace period ended (or `run()` was cancelled): cancels the runs still going, names their jobs, and
     /// starts the abandon timer.
     func endGracePeriod() {
-        let cancelled = state.withLock {
+        let cancelled = runner.state.withLock {
             state -> (tasks: [Task<Void, Never>], jobs: [String], timer: Task<Void, Never>?)? in
             guard state.phase == .draining else { return nil }
             state.phase = .cancelling
@@ -146,7 +131,7 @@ extension JobScheduler {
             metadata: ["jobs": "\(cancelled.jobs.joined(separator: ", "))", "grace": "\(configuration.gracePeriod)"])
         for task in cancelled.tasks { task.cancel() }
         guard configuration.abandonAfter > .zero else { return abandonRuns() }
-        let executor = state.withLock { $0.executor }
+        let executor = runner.state.withLock { $0.executor }
         startTimer(after: configuration.abandonAfter, while: .cancelling, on: executor) { $0.abandonRuns() }
     }
 
@@ -160,7 +145,7 @@ extension JobScheduler {
             guard (try? await self.clock.sleep(for: delay)) != nil else { return }
             action(self)
         }
-        let kept = state.withLock { state in
+        let kept = runner.state.withLock { state in
             guard state.phase == phase else { return false }
             state.timer = timer
             return true
@@ -170,7 +155,7 @@ extension JobScheduler {
 
     /// The abandon timer fired: `run()` returns, naming the jobs whose runs ignored cancellation.
     private func abandonRuns() {
-        let abandoned = state.withLock { state -> (jobs: [String], drained: Drained)? in
+        let abandoned = runner.state.withLock { state -> (jobs: [String], drained: Drained)? in
             guard state.phase == .cancelling else { return nil }
             return (state.runningJobs, state.finish())
         }

@@ -81,9 +81,13 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     let logger: Logger
     let clock: C
     let wallClock: @Sendable () -> Date
-    let state = TempoMutex(SchedulerState())
     /// The clock's instant when the scheduler was created: the state keeps due instants as the time since it.
     let origin: C.Instant
+    /// The run path and the state, outside the generic type.
+    let runner: JobRunner
+    /// Whether the coordinator may report abandoned dates: not ``LocalJobCoordinator``, whose answer is always `[]`
+    /// (a planner then skips the question on a date's path).
+    let recoversAbandonedDates: Bool
 
     /// Creates a scheduler with no jobs.
     ///
@@ -110,10 +114,15 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         self.configuration = configuration
         self.store = store
         self.coordinator = coordinator
+        self.recoversAbandonedDates = !(coordinator is LocalJobCoordinator)
         self.logger = logger
         self.wallClock = wallClock
         self.clock = clock
-        self.origin = clock.now
+        let origin = clock.now
+        self.origin = origin
+        self.runner = JobRunner(
+            store: store, coordinator: coordinator, logger: logger,
+            elapsed: { origin.duration(to: clock.now) }, sleep: { try await clock.sleep(for: $0) })
     }
 
     /// Registers a job; it starts when ``run()`` does, or at once if the scheduler is running.
@@ -146,7 +155,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         let definition = try JobDefinition(
             name: name, schedule: schedule, options: options, seed: configuration.randomSeed,
             label: TimerLabel(name, fileID: fileID, line: line), body: body)
-        let continuation = try state.withLock { state throws(JobError) in
+        let continuation = try runner.state.withLock { state throws(JobError) in
             try state.add(definition)
         }
         continuation?.yield(definition)
@@ -157,12 +166,12 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     /// - Parameter name: The job's name.
     /// - Returns: A snapshot of its statistics.
     public func stats(for name: String) -> JobStats? {
-        state.withLock { $0.jobs[name]?.stats }
+        runner.state.withLock { $0.jobs[name]?.stats }
     }
 
     /// The names of the registered jobs, in the order they were registered.
     public var jobNames: [String] {
-        state.withLock { $0.order }
+        runner.state.withLock { $0.order }
     }
 
     /// Begins graceful shutdown, as a `ServiceGroup` does: no new run starts, running runs get the grace period,

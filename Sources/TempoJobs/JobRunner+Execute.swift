@@ -1,0 +1,189 @@
+import Foundation
+import Logging
+import Tempo
+
+// The run path. A run's async frames share its task's first allocator slab with the body's (see JobRunner.swift):
+// keep them small. An async function's frame holds what its inlined code keeps too, so the synchronous work of the
+// path (the lock, statistics, logs, starting the queued run) is in `@inline(never)` functions, whose locals live on
+// the thread's stack; what a successful run does not need (retries, timeouts) is in functions of its own.
+
+extension JobRunner {
+    /// Runs one date of a job if the coordinator grants it: its attempts under the failure policy, the cursor per
+    /// the delivery mode, then the queued run or the end.
+    func execute(_ request: RunRequest, lateness: Duration) async {
+        let job = request.job
+        if let claim = await coordinator.claim(job: job.name, plannedDate: request.date, logger: logger) {
+            if job.options.delivery == .atMostOnce { await saveCursor(of: job, date: request.date) }
+            let context = firstAttempt(of: request, lateness: lateness, claim: claim)
+            var succeeded = true
+            if let error = await attemptOnce(job, context: context) {
+                succeeded = await retry(job, failed: context, error: error)
+            }
+            count(job, succeeded: succeeded)
+            await context.claim.release(succeeded: succeeded)
+            if job.options.delivery == .atLeastOnce { await saveCursor(of: job, date: request.date) }
+        } else {
+            claimedElsewhere(request)
+        }
+        runEnded(request)
+    }
+
+    /// Runs the body once (under the job's timeout, if any); returns its error, or ``JobError/Code/timedOut``.
+    private func attemptOnce(_ job: JobDefinition, context: JobContext) async -> (any Error)? {
+        if let timeout = job.options.timeout { return await attemptOnce(job, context: context, timeout: timeout) }
+        do {
+            try await job.body(context)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Handles a failed attempt under the job's failure policy: counts and logs it, and runs the retries it allows;
+    /// whether one succeeded.
+    private func retry(_ job: JobDefinition, failed first: JobContext, error firstError: any Error) async -> Bool {
+        var context = first
+        var error = firstError
+        var previousWait: Duration?
+        while true {
+            guard let wait = failed(job, context: context, error: error, previousWait: previousWait),
+                await waitToRetry(job, for: wait, context: context)
+            else { return false }
+            previousWait = wait
+            context = nextAttempt(after: context)
+            guard let next = await attemptOnce(job, context: context) else { return true }
+            error = next
+        }
+    }
+
+    @inline(never)
+    private func firstAttempt(of request: RunRequest, lateness: Duration, claim: any JobClaim) -> JobContext {
+        JobContext(
+            name: request.job.name, plannedDate: request.date, lateness: lateness, attempt: 1, logger: logger,
+            claim: claim)
+    }
+
+    @inline(never)
+    private func nextAttempt(after context: JobContext) -> JobContext {
+        JobContext(
+            name: context.name, plannedDate: context.plannedDate, lateness: context.lateness,
+            attempt: context.attempt + 1, logger: logger, claim: context.claim)
+    }
+
+    @inline(never)
+    private func count(_ job: JobDefinition, succeeded: Bool) {
+        update(job.name) { stats in
+            if succeeded { stats.succeeded += 1 } else { stats.failed += 1 }
+        }
+    }
+
+    @inline(never)
+    private func claimedElsewhere(_ request: RunRequest) {
+        update(request.job.name) { stats in
+            stats.started -= 1
+            stats.claimedElsewhere += 1
+        }
+        logger.debug(
+            "job date claimed elsewhere; not run here",
+            metadata: ["job": "\(request.job.name)", "job.date": "\(request.date.timeIntervalSince1970)"])
+    }
+
+    /// Counts and logs a failed attempt; returns the wait before the next attempt, or `nil` when none follows (the
+    /// policy's last attempt, a stopping job, or shutdown).
+    @inline(never)
+    private func failed(_ job: JobDefinition, context: JobContext, error: any Error, previousWait: Duration?)
+        -> Duration?
+    {
+        let timedOut = (error as? JobError)?.code == .timedOut
+        update(job.name) { stats in
+            stats.failedAttempts += 1
+            if timedOut { stats.timedOut += 1 }
+            stats.lastError = "\(error)"
+        }
+        context.logger.error("job run failed", metadata: ["error": "\(error)"])
+        if case .retry(let policy) = job.options.failure, context.attempt < policy.attempts {
+            guard let wait = nextBackoff(job, policy: policy, attempt: context.attempt, previous: previousWait) else {
+                context.logger.warning("job not retried: the scheduler is shutting down")
+                return nil
+            }
+            return wait
+        }
+        if case .stopJob = job.options.failure {
+            update(job.name) { $0.isStopped = true }
+            context.logger.error("job stopped after a failure; it will not run again")
+        }
+        return nil
+    }
+
+    /// Waits before a retry; `false` when the wait was cancelled or shutdown began meanwhile.
+    private func waitToRetry(_ job: JobDefinition, for wait: Duration, context: JobContext) async -> Bool {
+        do {
+            try await TimerLabel.$arming.withValue(job.label) { try await sleep(wait) }
+        } catch {
+            return false
+        }
+        guard isRunning else {
+            context.logger.warning("job not retried: the scheduler is shutting down")
+            return false
+        }
+        update(job.name) { $0.retries += 1 }
+        return true
+    }
+
+    /// The wait before the next attempt, or `nil` when no retry may start (shutdown).
+    private func nextBackoff(_ job: JobDefinition, policy: RetryPolicy, attempt: Int, previous: Duration?) -> Duration?
+    {
+        state.withLock { state -> Duration? in
+            guard state.phase == .running, var record = state.jobs[job.name] else { return nil }
+            let wait = policy.backoff.delay(retry: attempt, previous: previous, using: &record.random)
+            state.jobs[job.name] = record
+            return wait
+        }
+    }
+
+    /// Runs the body once under `timeout`; returns its error, or ``JobError/Code/timedOut``.
+    private func attemptOnce(_ job: JobDefinition, context: JobContext, timeout: Duration) async -> (any Error)? {
+        await withTaskGroup(of: AttemptEvent.self) { group in
+            group.addTask {
+                do {
+                    try await job.body(context)
+                    return .finished(nil)
+                } catch {
+                    return .finished(error)
+                }
+            }
+            group.addTask {
+                do {
+                    try await self.sleep(timeout)
+                    return .timerFired
+                } catch {
+                    return .timerCancelled
+                }
+            }
+            var timedOut = false
+            while let event = await group.next() {
+                switch event {
+                case .finished(let error):
+                    group.cancelAll()
+                    guard timedOut else { return error }
+                    return JobError(
+                        .timedOut, job: job.name,
+                        message: "job \"\(job.name)\" ran longer than its timeout of \(timeout)")
+                case .timerFired:
+                    timedOut = true
+                    group.cancelAll()
+                case .timerCancelled:
+                    continue
+                }
+            }
+            return nil
+        }
+    }
+}
+
+/// What ends first in a run under a timeout.
+private enum AttemptEvent: Sendable {
+    case finished((any Error)?)
+    case timerFired
+    case timerCancelled
+}
