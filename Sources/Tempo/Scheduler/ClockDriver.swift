@@ -4,19 +4,31 @@ import TempoLocks
 /// The deadlines of one clock and the alarm that wakes for them.
 ///
 /// **Shards.** The deadlines live in shards (``ClockShard``), one per processor (at least 2, at most
-/// ``maximumShardCount``), each a queue with its own lock: a thread schedules on the shard of its ``ThreadOrdinal``,
-/// so threads that arm at the same time do not wait for one lock, nor write one queue. An action's id is
-/// `number << 8 | shard << 2 | clock`: a cancel finds the shard from the id, and ids are unique on the scheduler.
+/// ``maximumShardCount``, a power of two), each a queue with its own lock: a thread schedules on the shard of its
+/// ``ThreadOrdinal``, so threads that arm at the same time do not wait for one lock, nor write one queue. An
+/// action's id is `stamp << 8 | shard << 2 | clock`: a cancel finds the shard from the id, and ids are unique on
+/// the scheduler.
 ///
-/// **Order.** `number` comes from one counter per clock, taken when the action is scheduled, so ids increase in
-/// scheduling order: an action scheduled after another (on any thread, once the first `schedule` has returned) has
-/// the larger id. A wake reads the clock once, takes every due action of each shard (each shard's in deadline order,
-/// FIFO among equal deadlines), and runs them merged by deadline and, among equal deadlines, by id: so equal
-/// deadlines run in the order they were scheduled, whichever shards hold them (see ``DriverContext/mergeDueRuns()``).
+/// **Order.** An action's `stamp` is the monotonic clock's reading when it was scheduled, in nanoseconds since the
+/// driver was made, raised where needed to one more than the shard's previous stamp (so stamps are unique and
+/// increasing on a shard). The clock is read before the shard's lock is taken and it never goes back, so an action
+/// scheduled after another has returned from `schedule` (on any thread, synchronized with it) reads a later time
+/// and gets the larger stamp: stamps, and so ids, increase in scheduling order on the clock, with no counter that
+/// every arming thread would write. (Raising a stamp past the clock takes actions on one shard within the same
+/// nanosecond: a few nanoseconds ahead at most, while the synchronization between two threads takes far longer.)
+/// While actions were only ever scheduled on one shard of the clock (one arming thread, the common case), the clock
+/// is not read: the stamp is the shard's previous one plus one, a count of its actions, which is below the clock's
+/// reading in nanoseconds (an arm takes far more than a nanosecond). The first schedule on a second shard marks it
+/// in ``usedShards`` before it returns, so every schedule that comes after it reads the clock.
+/// A stamp has 56 bits, 2.28 years of nanoseconds: after that, ids wrap, and equal deadlines armed on either side
+/// of the wrap may run out of order. A wake reads the clock once, takes every due action of each shard (each
+/// shard's in deadline order, FIFO among equal deadlines), and runs them merged by deadline and, among equal
+/// deadlines, by id: so equal deadlines run in the order they were scheduled, whichever shards hold them (see
+/// ``DriverContext/mergeDueRuns()``).
 ///
 /// **Arming the alarm.** ``armedAt`` holds the wake the kernel timer is armed for (`Int64.max`: none). A schedule
 /// whose wake is earlier takes the alarm lock and arms it; any other schedule touches no memory another shard
-/// writes but the counter. A full re-arm (after a wake, and on a take-over) runs under the alarm lock: it clears
+/// writes. A full re-arm (after a wake, and on a take-over) runs under the alarm lock: it clears
 /// ``waking``, sets ``armedAt`` to `Int64.max`, then reads every shard's earliest wake under that shard's lock and
 /// arms for the least. A schedule that this scan missed took its shard's lock after the scan did, so it then reads
 /// `Int64.max` (or the new value) and arms itself under the alarm lock: no deadline is lost.
@@ -42,11 +54,15 @@ final class ClockDriver: Sendable {
     /// buffer's and the shard's reference counts, shared cache lines, on every call).
     // nonisolated(unsafe): written once in `init`, then only read; freed in `deinit`, when no thread can use it.
     nonisolated(unsafe) private let shardTable: UnsafeMutablePointer<Unmanaged<ClockShard>>
-    /// ``shards``'s count.
+    /// ``shards``'s count, a power of two.
     let shardCount: Int
+    /// `shardCount - 1`: a thread's shard is its ordinal masked with it.
+    private let shardMask: Int
+    /// The monotonic clock's reading when the driver was made, in nanoseconds: the origin of the actions' stamps.
+    private let origin = PlatformClock.nanoseconds(.monotonic)
+    /// A bit per shard that an action was ever scheduled on; set once per shard, then only read.
+    private let usedShards = Atomic<Int>(0)
     private let alarmState = TempoMutex(AlarmState())
-    /// Numbers the clock's actions in scheduling order (see the type's discussion).
-    private let nextNumber = Atomic<UInt64>(1)
     /// The wake the kernel timer is armed for, in nanoseconds since the clock's origin; `Int64.max` when none.
     private let armedAt = Atomic<Int64>(.max)
     /// Set while a driver thread runs due actions: the alarm is re-armed once when they are done, instead of on every
@@ -54,11 +70,14 @@ final class ClockDriver: Sendable {
     private let waking = Atomic<Bool>(false)
 
     init(clock: TimerClock, backend: SystemScheduler.Backend, shardCount: Int = ClockDriver.defaultShardCount) {
-        precondition((1...Self.maximumShardCount).contains(shardCount), "a clock has 1 to 16 shards")
+        precondition(
+            (1...Self.maximumShardCount).contains(shardCount) && shardCount & (shardCount - 1) == 0,
+            "a clock has 1, 2, 4, 8 or 16 shards")
         self.clock = clock
         self.backend = backend
         shards = (0..<shardCount).map { _ in ClockShard() }
         self.shardCount = shardCount
+        shardMask = shardCount - 1
         shardTable = .allocate(capacity: shardCount)
         for index in 0..<shardCount {
             (shardTable + index).initialize(to: Unmanaged.passUnretained(shards[index]))
@@ -75,9 +94,11 @@ final class ClockDriver: Sendable {
         shardTable[index]._withUnsafeGuaranteedRef(body)
     }
 
-    /// One shard per processor, at least 2 and at most ``maximumShardCount``.
+    /// One shard per processor, rounded up to a power of two: at least 2 and at most ``maximumShardCount``.
     static var defaultShardCount: Int {
-        min(maximumShardCount, max(2, DriverThread.activeProcessorCount))
+        var count = 2
+        while count < min(maximumShardCount, DriverThread.activeProcessorCount) { count *= 2 }
+        return count
     }
 
     private func makeAlarm() -> any SchedulerAlarm {
@@ -133,18 +154,30 @@ final class ClockDriver: Sendable {
         leeway: Duration,
         _ work: (UInt64) -> CompactDeadlineQueue.Work
     ) -> ScheduledAction {
-        let index = ThreadOrdinal.current % shardCount
-        let number = nextNumber.wrappingAdd(1, ordering: .relaxed).oldValue
-        let id = number << 8 | UInt64(index << 2 | clock.index)
-        let slot = withShard(index) { shard in
+        let index = ThreadOrdinal.current & shardMask
+        let bit = 1 << index
+        var used = usedShards.load(ordering: .acquiring)
+        if used & bit == 0 {
+            used = usedShards.bitwiseOr(bit, ordering: .acquiringAndReleasing).newValue
+        }
+        // One shard in use: its FIFO order is the scheduling order, and a count keeps ids increasing (see the type's
+        // discussion); more than one: the clock orders them.
+        let stamp = used == bit ? 0 : PlatformClock.nanoseconds(.monotonic) &- origin
+        let (id, slot, shardWake) = withShard(index) { shard in
             shard.state.withLock { state in
-                state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work(id))
+                // Unique on the shard, and in scheduling order on the clock (see the type's discussion).
+                let stamp = max(stamp, state.lastStamp &+ 1)
+                state.lastStamp = stamp
+                // 56 bits of stamp, never 0: an id of 0 marks a free row of the queue.
+                let bits = UInt64(truncatingIfNeeded: stamp) & (1 << 56 - 1)
+                let id = max(bits, 1) << 8 | UInt64(index << 2 | clock.index)
+                let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work(id))
+                return (id, slot, state.queue.wakeNanoseconds() ?? .max)
             }
         }
-        // The queue keys the wake as it does: whole nanoseconds, rounded up.
-        let wake = (leeway == .zero ? deadline : deadline + leeway).nanosecondsRoundedUp
-        if wake < armedAt.load(ordering: .acquiring) && !waking.load(ordering: .acquiring) {
-            armIfEarlier(wake)
+        // The shard's earliest wake, which this action may have moved earlier.
+        if shardWake < armedAt.load(ordering: .acquiring) && !waking.load(ordering: .acquiring) {
+            armIfEarlier(shardWake)
         }
         return ScheduledAction(id: id, slot: slot)
     }

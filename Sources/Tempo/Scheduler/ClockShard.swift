@@ -7,8 +7,8 @@ import TempoLocks
 final class ClockShard: Sendable {
     struct State: ~Copyable {
         var queue = CompactDeadlineQueue()
-        /// The number the next action of this shard gets (see ``ClockDriver`` for how an id is made from it).
-        var nextNumber: UInt64 = 1
+        /// The stamp of the shard's last action (see ``ClockDriver`` for how an id is made from it).
+        var lastStamp: Int64 = 0
     }
 
     let state = TempoMutex(State())
