@@ -11,23 +11,26 @@ import Darwin
 /// The scheduler that runs timers on the machine's real clocks.
 ///
 /// Each ``TimerClock`` gets one driver: a kernel timer (a `timerfd` on Linux, with 1 ns timer slack) armed at the
-/// earliest pending deadline plus its leeway, and two threads that take turns waiting on it. When it fires, the
-/// waiting thread takes every action whose deadline has passed, in deadline order (FIFO among equal deadlines),
-/// releases its lock and runs them; the first timer with the default delivery may then run its handlers on that
-/// thread too (see ``TimerDelivery/privateQueue``). If that work is still running 0.5 ms after the deadline, the
-/// other thread takes over waiting, so slow work delays the clock's other deadlines by about 0.5 ms at most.
-/// Nothing wakes while no deadline is pending. A clock's threads start the first time something is scheduled
-/// on that clock. Scheduling, cancelling and running allocate nothing while the number of pending actions stays
-/// within the chunks the clock's table has (Tempo's own timers are armed without a closure).
+/// earliest pending deadline plus its leeway, and two threads that take turns waiting on it. A clock's pending actions
+/// live in one shard per processor (a power of two, 2 to 16), each with its own lock: threads take the shards in turn,
+/// so threads that arm and cancel timers at the same time mostly do not wait for each other. When the kernel timer
+/// fires, the waiting thread takes every action whose deadline has passed from every shard, in deadline order (among
+/// equal deadlines, the order they were scheduled in, from any thread), releases the locks and runs them; the first
+/// timer with the default delivery may then run its handlers on that thread too (see ``TimerDelivery/privateQueue``).
+/// If that work is still running 0.5 ms after the deadline, the other thread takes over waiting, so slow work delays
+/// the clock's other deadlines by about 0.5 ms at most. Nothing wakes while no deadline is pending. A clock's threads
+/// start the first time something is scheduled on that clock. Scheduling, cancelling and running allocate nothing while
+/// the number of pending actions stays within the chunks its shard's table has (Tempo's own timers are armed without a
+/// closure).
 ///
-/// The table grows in chunks of 1,024 actions, about 36 bytes per action (one more 16-byte key for an action with
-/// leeway), and gives chunks back from its end once they hold no pending action: after a burst of a million timers
-/// has ended, the clock's table returns to what the remaining actions need, plus one chunk. A new action takes the
+/// Each shard's table grows in chunks of 1,024 actions, about 36 bytes per action (one more 16-byte key for an action
+/// with leeway), and gives chunks back from its end once they hold no pending action: after a burst of a million timers
+/// has ended, each shard's table returns to what the remaining actions need, plus one chunk. A new action takes the
 /// lowest free slot, so actions armed after (or re-armed during) the burst do not hold its chunks; one that was armed
 /// during the burst and outlives it keeps its chunk until it ends.
 ///
-/// Actions run on a driver thread and must be short: Tempo's timers use them only to compute ticks and hand them
-/// to their delivery.
+/// Actions run on a driver thread and must be short: Tempo's timers use them only to compute ticks and hand them to
+/// their delivery.
 ///
 /// Thread-safety: all methods may be called from any thread, including from inside an action.
 public final class SystemScheduler: TimerScheduler {
