@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TempoLocks
 import Testing
 
 @testable import Tempo
@@ -10,7 +11,7 @@ import Testing
 /// many threads at once is lost.
 @Suite struct ClockDriverShardTests {
     @Test func aWakeRunsTheShardsDueActionsMergedByDeadlineThenByScheduleOrder() {
-        let log = Mutex<[String]>([])
+        let log = TempoMutex<[String]>([])
         let context = DriverContext(index: 0)
         func add(_ name: String, id: UInt64, _ deadline: Int64) {
             context.due.append((id, .action { log.withLock { $0.append(name) } }))
@@ -33,7 +34,7 @@ import Testing
 
     @Test func equalDeadlinesScheduledOneAfterAnotherFromManyThreadsRunInThatOrder() {
         let scheduler = SystemScheduler()
-        let order = Mutex<[Int]>([])
+        let order = TempoMutex<[Int]>([])
         let done = DispatchSemaphore(value: 0)
         let threads = 8
         let deadline = scheduler.now(.monotonic) + .milliseconds(200)
@@ -59,15 +60,15 @@ import Testing
         #expect(scheduler.driver(for: .monotonic).shardCount >= 2)
         let threads = 8
         let perThread = 60
-        let ran = Mutex<[Int: Int]>([:])
+        let ran = TempoMutex<[Int: Int]>([:])
         let early = Atomic<Int>(0)
-        let pending = Mutex<Set<Int>>(Set(0..<threads * perThread))
+        let pending = TempoMutex<Set<Int>>(Set(0..<threads * perThread))
         let allRan = DispatchSemaphore(value: 0)
         let base = scheduler.now(.monotonic) + .milliseconds(100)
         // Each thread schedules its own actions (on its shard) and cancels every third action of the next thread's
         // (on another shard, usually), while the clock already runs the earliest ones.
-        let handles = Mutex<[Int: ScheduledAction]>([:])
-        let cancelledInTime = Mutex<Set<Int>>([])
+        let handles = TempoMutex<[Int: ScheduledAction]>([:])
+        let cancelledInTime = TempoMutex<Set<Int>>([])
         Thread.run(threads) { thread in
             for index in 0..<perThread {
                 let key = thread * perThread + index
