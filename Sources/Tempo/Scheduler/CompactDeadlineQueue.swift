@@ -248,13 +248,16 @@ struct CompactDeadlineQueue: ~Copyable {
 
     /// Removes, in deadline order (FIFO among equals), every live entry due at `now`, appending its id and work
     /// to `due`.
-    mutating func popDue(now: TimerInstant, into due: inout [(UInt64, Work)]) {
+    /// The deadline of each (in nanoseconds since the clock's origin) is appended to `deadlines`, for merging the
+    /// due work of several queues (see ``DriverContext/mergeDueRuns()``).
+    mutating func popDue(now: TimerInstant, into due: inout [(UInt64, Work)], deadlines: inout [Int64]) {
         let limit = now.nanosecondsRoundedDown
         while let (top, isPunctual) = earliest(), top.instant <= limit {
             if isPunctual { punctual.removeMin() } else { lenient.removeMin() }
             let slot = Int(top.slot)
             let id = rows[slot].id
             due.append((id, release(slot)))
+            deadlines.append(top.instant)
         }
     }
 

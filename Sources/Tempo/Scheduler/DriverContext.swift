@@ -21,8 +21,17 @@ final class DriverContext: @unchecked Sendable {
 
     /// Which of the clock's driver threads owns this context (0 or 1).
     let index: Int
-    /// The due work of one wake, reused from wake to wake so that a wake allocates no array.
+    /// The due work of one wake, reused from wake to wake so that a wake allocates no array: as taken, one run per
+    /// shard that had due work; after ``mergeDueRuns()``, in the order it runs.
     var due: [(UInt64, CompactDeadlineQueue.Work)] = []
+    /// The deadline (nanoseconds since the clock's origin) of each element of ``due``, as taken.
+    var dueDeadlines: [Int64] = []
+    /// Where each shard's run of ``due`` starts, as taken (only shards that had due work).
+    var runStarts: [Int] = []
+    /// Where ``mergeDueRuns()`` builds the merged order; swapped with ``due``, so both keep their capacity.
+    private var merged: [(UInt64, CompactDeadlineQueue.Work)] = []
+    /// The next element of each run while the runs are merged.
+    private var cursors: [Int] = []
     /// Whether the thread is running due work and can take a mailbox to drain after it.
     var acceptsMailbox = false
     /// The mailbox taken in this wake.
@@ -33,6 +42,46 @@ final class DriverContext: @unchecked Sendable {
 
     init(index: Int) {
         self.index = index
+    }
+
+    /// Puts ``due`` in the order it runs: by deadline, and among equal deadlines by id, which is scheduling order
+    /// (see ``ClockDriver``). Each run is in that order already (a shard's queue pops by deadline, FIFO among equal
+    /// deadlines, and a shard's ids increase in its insertion order but for actions scheduled at the same time on
+    /// two threads, whose order is not defined), so this merges the runs: O(n · runs), and runs are at most the
+    /// clock's shards. With one run it only clears the bookkeeping. Allocates nothing once the buffers have grown to
+    /// the most actions due in one wake.
+    func mergeDueRuns() {
+        defer {
+            dueDeadlines.removeAll(keepingCapacity: true)
+            runStarts.removeAll(keepingCapacity: true)
+        }
+        guard runStarts.count > 1 else { return }
+        cursors.removeAll(keepingCapacity: true)
+        cursors.append(contentsOf: runStarts)
+        merged.removeAll(keepingCapacity: true)
+        merged.reserveCapacity(due.count)
+        while true {
+            var best = -1
+            var run = 0
+            while run < cursors.count {
+                let end = run + 1 < runStarts.count ? runStarts[run + 1] : due.count
+                let next = cursors[run]
+                if next < end && (best < 0 || precedes(next, cursors[best])) {
+                    best = run
+                }
+                run += 1
+            }
+            guard best >= 0 else { break }
+            merged.append(due[cursors[best]])
+            cursors[best] += 1
+        }
+        swap(&due, &merged)
+        merged.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether element `a` of ``due`` runs before element `b`: the earlier deadline, then the smaller id.
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        dueDeadlines[a] != dueDeadlines[b] ? dueDeadlines[a] < dueDeadlines[b] : due[a].0 < due[b].0
     }
 
     private static let key: pthread_key_t = {

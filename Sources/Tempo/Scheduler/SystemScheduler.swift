@@ -11,23 +11,26 @@ import Darwin
 /// The scheduler that runs timers on the machine's real clocks.
 ///
 /// Each ``TimerClock`` gets one driver: a kernel timer (a `timerfd` on Linux, with 1 ns timer slack) armed at the
-/// earliest pending deadline plus its leeway, and two threads that take turns waiting on it. When it fires, the
-/// waiting thread takes every action whose deadline has passed, in deadline order (FIFO among equal deadlines),
-/// releases its lock and runs them; the first timer with the default delivery may then run its handlers on that
-/// thread too (see ``TimerDelivery/privateQueue``). If that work is still running 0.5 ms after the deadline, the
-/// other thread takes over waiting, so slow work delays the clock's other deadlines by about 0.5 ms at most.
-/// Nothing wakes while no deadline is pending. A clock's threads start the first time something is scheduled
-/// on that clock. Scheduling, cancelling and running allocate nothing while the number of pending actions stays
-/// within the chunks the clock's table has (Tempo's own timers are armed without a closure).
+/// earliest pending deadline plus its leeway, and two threads that take turns waiting on it. A clock's pending actions
+/// live in one shard per processor (a power of two, 2 to 16), each with its own lock: threads take the shards in turn,
+/// so threads that arm and cancel timers at the same time mostly do not wait for each other. When the kernel timer
+/// fires, the waiting thread takes every action whose deadline has passed from every shard, in deadline order (among
+/// equal deadlines, the order they were scheduled in, from any thread), releases the locks and runs them; the first
+/// timer with the default delivery may then run its handlers on that thread too (see ``TimerDelivery/privateQueue``).
+/// If that work is still running 0.5 ms after the deadline, the other thread takes over waiting, so slow work delays
+/// the clock's other deadlines by about 0.5 ms at most. Nothing wakes while no deadline is pending. A clock's threads
+/// start the first time something is scheduled on that clock. Scheduling, cancelling and running allocate nothing while
+/// the number of pending actions stays within the chunks its shard's table has (Tempo's own timers are armed without a
+/// closure).
 ///
-/// The table grows in chunks of 1,024 actions, about 36 bytes per action (one more 16-byte key for an action with
-/// leeway), and gives chunks back from its end once they hold no pending action: after a burst of a million timers
-/// has ended, the clock's table returns to what the remaining actions need, plus one chunk. A new action takes the
+/// Each shard's table grows in chunks of 1,024 actions, about 36 bytes per action (one more 16-byte key for an action
+/// with leeway), and gives chunks back from its end once they hold no pending action: after a burst of a million timers
+/// has ended, each shard's table returns to what the remaining actions need, plus one chunk. A new action takes the
 /// lowest free slot, so actions armed after (or re-armed during) the burst do not hold its chunks; one that was armed
 /// during the burst and outlives it keeps its chunk until it ends.
 ///
-/// Actions run on a driver thread and must be short: Tempo's timers use them only to compute ticks and hand them
-/// to their delivery.
+/// Actions run on a driver thread and must be short: Tempo's timers use them only to compute ticks and hand them to
+/// their delivery.
 ///
 /// Thread-safety: all methods may be called from any thread, including from inside an action.
 public final class SystemScheduler: TimerScheduler {
@@ -163,173 +166,6 @@ public final class SystemScheduler: TimerScheduler {
     /// - Returns: Scheduled actions that have neither run nor been cancelled.
     public func pendingCount(on clock: TimerClock) -> Int {
         drivers[clock.index].pendingCount
-    }
-}
-
-/// The deadlines of one clock and the alarm that wakes for them.
-///
-/// Lock order: the driver's lock is a leaf. Nothing takes another lock while holding it (due work runs, and removed
-/// work is released, after it is unlocked; arming the kernel timer is a system call), so a ``TempoTimer`` and a
-/// ``TimingWheel`` may schedule and cancel while holding their own lock.
-final class ClockDriver: Sendable {
-    private struct State: ~Copyable {
-        var queue = CompactDeadlineQueue()
-        var alarm: (any SchedulerAlarm)?
-        /// The wake the kernel timer is armed for, in nanoseconds since the clock's origin.
-        var armedAt: Int64?
-        /// Set while the driver thread runs due actions: the alarm is re-armed once when they are done,
-        /// instead of on every insert an action makes (a timer re-arming itself costs no syscall before
-        /// its handler runs).
-        var waking = false
-    }
-
-    let clock: TimerClock
-    private let backend: SystemScheduler.Backend
-    private let state = TempoMutex(State())
-    /// Numbers the clock's actions; an action's id is its number with the clock's index in the two low bits, so ids
-    /// are unique across the scheduler's clocks and increasing on each.
-    private let nextNumber = Atomic<UInt64>(1)
-
-    init(clock: TimerClock, backend: SystemScheduler.Backend) {
-        self.clock = clock
-        self.backend = backend
-    }
-
-    private func makeAlarm() -> any SchedulerAlarm {
-        switch backend {
-        case .dispatch:
-            return DispatchAlarm(clock: clock) { [self] context in wake(context) }
-        case .timerfd:
-            #if os(Linux)
-            return TimerfdAlarm(
-                clock: clock,
-                onWake: { [self] context in wake(context) },
-                onTakeover: { [self] in takeOver() }
-            )
-            #else
-            preconditionFailure("no timerfd on this platform")
-            #endif
-        }
-    }
-
-    var pendingCount: Int { state.withLock { $0.queue.count } }
-
-    /// Schedules a call of `target` with the new action's id; see ``SystemScheduler/schedule(at:leeway:clock:target:)``.
-    func schedule(at deadline: TimerInstant, leeway: Duration, target: ScheduledTargetReference) -> ScheduledAction {
-        let id = makeID()
-        let slot = insert(id: id, deadline: deadline, leeway: leeway, work: .target(target, id: id))
-        return ScheduledAction(id: id, slot: slot)
-    }
-
-    /// Schedules `work`.
-    func schedule(at deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> ScheduledAction {
-        let id = makeID()
-        let slot = insert(id: id, deadline: deadline, leeway: leeway, work: work)
-        return ScheduledAction(id: id, slot: slot)
-    }
-
-    /// Creates the alarm, and so starts the clock's threads, unless a deadline did already.
-    func startThreads() {
-        state.withLock { state in
-            if state.alarm == nil { state.alarm = makeAlarm() }
-        }
-    }
-
-    /// Whether the alarm (and so its threads) exists yet.
-    var hasStartedThreads: Bool {
-        state.withLock { $0.alarm != nil }
-    }
-
-    private func makeID() -> UInt64 {
-        (nextNumber.wrappingAdd(1, ordering: .relaxed).oldValue << 2) | UInt64(clock.index)
-    }
-
-    private func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> UInt32
-    {
-        state.withLock { state in
-            let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work)
-            if state.alarm == nil {
-                state.alarm = makeAlarm()
-            }
-            if !state.waking { rearmIfEarlier(&state) }
-            return slot
-        }
-    }
-
-    /// Removes an action. The kernel timer is left as it is: if it was armed for this action, the driver wakes
-    /// once for nothing and re-arms for what is left, which costs less than a syscall on every cancel.
-    func remove(id: UInt64, slot: UInt32) {
-        // The work is released outside the lock: its captures may run deinitializers that call back in.
-        let removed = state.withLock { state -> CompactDeadlineQueue.Work? in
-            state.queue.remove(id: id, slot: slot)
-        }
-        withExtendedLifetime(removed) {}
-    }
-
-    /// Arms the kernel timer when the next wake moved earlier than the armed one (or nothing is armed).
-    private func rearmIfEarlier(_ state: inout State) {
-        guard let wake = state.queue.wakeNanoseconds() else { return }
-        if let armed = state.armedAt, armed <= wake { return }
-        state.armedAt = wake
-        state.alarm?.arm(at: TimerInstant(offset: .nanoseconds(wake)))
-    }
-
-    /// Arms the kernel timer for the next wake, or disarms it when nothing is pending.
-    private func rearm(_ state: inout State) {
-        let wake = state.queue.wakeNanoseconds()
-        state.armedAt = wake
-        state.alarm?.arm(at: wake.map { TimerInstant(offset: .nanoseconds($0)) })
-    }
-
-    /// Called on a driver thread when the kernel timer fires (or the wall clock was set).
-    ///
-    /// Runs the due work under the alarm's guard, then drains the one mailbox a timer with the default delivery may
-    /// have left in `context` (see ``DriverContext``), so that its handlers run without a second thread wakeup.
-    private func wake(_ context: DriverContext) {
-        let alarm = state.withLock { state in
-            state.queue.popDue(now: PlatformClock.now(clock), into: &context.due)
-            state.waking = true
-            return state.alarm
-        }
-        guard let alarm else { return }
-        alarm.guarded(context) {
-            context.acceptsMailbox = alarm.canRunDeliveriesOnWaiter
-            if TimerInstruments.isActive {
-                runDueInstrumented(context)  // ClockDriver+Instruments.swift: times each action, reports stalls
-            } else {
-                // An index loop: iterating the array generically would box each element in unoptimized builds.
-                var index = 0
-                while index < context.due.count {
-                    context.due[index].1.run()
-                    index += 1
-                }
-            }
-            context.acceptsMailbox = false
-            context.due.removeAll(keepingCapacity: true)
-            // The wake's other default-delivery mailboxes, in one batch: each idle pool worker is woken once.
-            context.submitDeferred(to: .shared)
-            // Before re-arming, so that no system call comes between the deadline and the handlers. Meanwhile the
-            // deputy's timer is still set for this wake's deadline + the hand-over delay: a handler running longer
-            // than that hands the waiting over to the other thread.
-            if let mailbox = context.mailbox {
-                context.mailbox = nil
-                mailbox.runDeliveries()
-            }
-            state.withLock { state in
-                state.waking = false
-                // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
-                rearm(&state)
-            }
-        }
-    }
-
-    /// Called on the clock's other thread once it took over waiting because guarded work ran long: deadlines added
-    /// meanwhile did not re-arm the kernel timer (``State/waking`` was set), so arm it now.
-    private func takeOver() {
-        state.withLock { state in
-            state.waking = false
-            rearm(&state)
-        }
     }
 }
 

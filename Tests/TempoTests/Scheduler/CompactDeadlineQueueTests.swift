@@ -9,7 +9,9 @@ private func instant(_ nanoseconds: Int) -> TimerInstant {
 
 private func popDue(_ queue: inout CompactDeadlineQueue, now: Int) -> [UInt64] {
     var due: [(UInt64, CompactDeadlineQueue.Work)] = []
-    queue.popDue(now: instant(now), into: &due)
+    var deadlines: [Int64] = []
+    queue.popDue(now: instant(now), into: &due, deadlines: &deadlines)
+    #expect(deadlines.count == due.count && deadlines == deadlines.sorted())
     return due.map(\.0)
 }
 
@@ -170,8 +172,9 @@ private func popDue(_ queue: inout CompactDeadlineQueue, now: Int) -> [UInt64] {
         #expect(popDue(&queue, now: 10) == [])
         // A clock reading is rounded down: 10.9 ns has not reached 11.
         var due: [(UInt64, CompactDeadlineQueue.Work)] = []
-        queue.popDue(now: TimerInstant(offset: .nanoseconds(10) + .nanoseconds(0.9)), into: &due)
-        #expect(due.isEmpty)
+        var deadlines: [Int64] = []
+        queue.popDue(now: TimerInstant(offset: .nanoseconds(10) + .nanoseconds(0.9)), into: &due, deadlines: &deadlines)
+        #expect(due.isEmpty && deadlines.isEmpty)
         #expect(popDue(&queue, now: 11) == [1])
     }
 
