@@ -27,11 +27,13 @@ import TempoLocks
 /// ``DriverContext/mergeDueRuns()``).
 ///
 /// **Arming the alarm.** ``armedAt`` holds the wake the kernel timer is armed for (`Int64.max`: none). A schedule
-/// whose wake is earlier takes the alarm lock and arms it; any other schedule touches no memory another shard
-/// writes. A full re-arm (after a wake, and on a take-over) runs under the alarm lock: it clears
-/// ``waking``, sets ``armedAt`` to `Int64.max`, then reads every shard's earliest wake under that shard's lock and
-/// arms for the least. A schedule that this scan missed took its shard's lock after the scan did, so it then reads
-/// `Int64.max` (or the new value) and arms itself under the alarm lock: no deadline is lost.
+/// that moves its shard's earliest wake (``ClockShard/earliest``) earlier stores it there, then reads ``armedAt``;
+/// if its wake is earlier, it takes the alarm lock and arms the kernel timer. Any other schedule touches no memory
+/// another shard writes. A full re-arm (after a wake, and on a take-over) runs under the alarm lock: it clears
+/// ``waking``, sets ``armedAt`` to `Int64.max`, then reads every shard's earliest wake and arms for the least. Both
+/// sides store, then read the other's value, all sequentially consistent: so either the re-arm reads the schedule's
+/// new earliest wake, or the schedule reads `Int64.max` (or the re-arm's new value) and arms itself under the alarm
+/// lock, once the re-arm is done. No deadline is lost. A wake locks only the shards whose earliest wake has come.
 ///
 /// Lock order: a shard's lock is a leaf, and so is the alarm lock but for the shard locks it takes while re-arming;
 /// no work runs under either (due work runs, and removed work is released, after they are unlocked; arming the
@@ -172,11 +174,15 @@ final class ClockDriver: Sendable {
                 let bits = UInt64(truncatingIfNeeded: stamp) & (1 << 56 - 1)
                 let id = max(bits, 1) << 8 | UInt64(index << 2 | clock.index)
                 let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work(id))
-                return (id, slot, state.queue.wakeNanoseconds() ?? .max)
+                let wake = state.queue.wakeNanoseconds() ?? .max
+                if wake < shard.earliest.load(ordering: .relaxed) {
+                    shard.earliest.store(wake, ordering: .sequentiallyConsistent)
+                }
+                return (id, slot, wake)
             }
         }
         // The shard's earliest wake, which this action may have moved earlier.
-        if shardWake < armedAt.load(ordering: .acquiring) && !waking.load(ordering: .acquiring) {
+        if shardWake < armedAt.load(ordering: .sequentiallyConsistent) && !waking.load(ordering: .acquiring) {
             armIfEarlier(shardWake)
         }
         return ScheduledAction(id: id, slot: slot)
@@ -215,9 +221,7 @@ final class ClockDriver: Sendable {
         // the allocation gate counts on every tick).
         var index = 0
         while index < shardCount {
-            if let next = withShard(index, { $0.state.withLock { $0.queue.wakeNanoseconds() } }), next < wake {
-                wake = next
-            }
+            wake = min(wake, withShard(index) { $0.earliest.load(ordering: .sequentiallyConsistent) })
             index += 1
         }
         // Every other store to `armedAt` is made under the alarm lock, which this thread holds.
@@ -233,13 +237,17 @@ final class ClockDriver: Sendable {
         guard let alarm = alarmState.withLock({ $0.alarm }) else { return }
         waking.store(true, ordering: .releasing)
         let now = PlatformClock.now(clock)
+        let nowNanoseconds = now.nanosecondsRoundedDown
         // An index loop: iterating the array generically would box each element in unoptimized builds.
         var index = 0
         while index < shardCount {
             let start = context.due.count
             withShard(index) { shard in
+                // Only shards with due work are locked (their earliest wake is never later than the queue's).
+                guard shard.earliest.load(ordering: .acquiring) <= nowNanoseconds else { return }
                 shard.state.withLock { state in
                     state.queue.popDue(now: now, into: &context.due, deadlines: &context.dueDeadlines)
+                    shard.earliest.store(state.queue.wakeNanoseconds() ?? .max, ordering: .sequentiallyConsistent)
                 }
             }
             if context.due.count > start { context.runStarts.append(start) }
