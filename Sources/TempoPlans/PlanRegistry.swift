@@ -1,4 +1,3 @@
-public import Dispatch
 public import Foundation
 public import Tempo
 
@@ -6,7 +5,7 @@ public import Tempo
 ///
 /// ```swift
 /// let jobs = PlanRegistry<String>()
-/// try jobs.schedule("nightly-backup", plan: try Plan.cron("30 2 * * *", in: berlin)) { fire in backUp() }
+/// try jobs.schedule("nightly-backup", try Plan.cron("30 2 * * *", in: berlin)) { fire in backUp() }
 /// jobs.nextDate(of: "nightly-backup")       // the date it waits for
 /// jobs.cancel("nightly-backup")
 /// ```
@@ -18,6 +17,8 @@ public import Tempo
 ///   (before `schedule` returns) the old one is cancelled and its handler no longer starts.
 /// - **Finishing**: an entry whose plan has no more dates leaves the registry (``contains(_:)``, ``keys`` and
 ///   ``count`` no longer see it).
+/// - **Weak targets**: an entry made with ``PlanHandler/weak(_:_:)`` leaves the registry when its target dies: at
+///   once for ``contains(_:)``, ``keys`` and ``count``, and its plan timer is cancelled on its next fire at the latest.
 ///
 /// ## Thread safety
 /// Every method may be called from any thread, including from a handler of the same registry (a handler may
@@ -26,6 +27,13 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
     private struct Entry: KeyedEntry {
         let id: UInt64
         let timer: PlanTimer
+        let targetIsAlive: (@Sendable () -> Bool)?
+
+        /// The plan has no more dates, the entry was cancelled, or its weak target died.
+        var hasEnded: Bool {
+            if let targetIsAlive, !targetIsAlive() { return true }
+            return timer.state != .running
+        }
     }
 
     /// The entries, shared with the entries' handlers (which check that their entry is still current).
@@ -47,36 +55,72 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
 
     /// Runs `plan` under `key`, replacing (and cancelling) the key's timer. The timer starts at once.
     ///
+    /// A ``PlanHandler/timer(_:)`` handler receives the key's plan timer; a ``PlanHandler/weak(_:_:)`` entry leaves
+    /// the registry when its target dies.
+    ///
     /// - Parameters:
     ///   - key: The key; an empty collection (such as `""`) is rejected.
     ///   - plan: The plan.
+    ///   - leeway: How late a fire may run to batch wakeups (default zero).
     ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
-    ///   - leeway: How late a fire may run to batch wakeups.
-    ///   - queue: Where the handler runs (default: a private serial queue per entry).
-    ///   - handler: Called for each fire.
+    ///   - delivery: Where the handler runs (default `TimerDelivery.privateQueue`: a serial queue per entry).
+    ///   - handler: What runs on each fire.
     /// - Returns: Whether an existing entry was replaced.
-    /// - Throws: ``PlanError`` with ``PlanError/Code/invalidKey`` for an empty key, or
-    ///   ``PlanError/Code/invalidLeeway``; the registry is then unchanged.
+    /// - Throws: ``PlanError`` with ``PlanError/Code/invalidKey`` for an empty key, or as
+    ///   ``PlanTimer/init(_:leeway:latePolicy:delivery:scheduler:handler:)`` throws; the registry is then unchanged.
     @discardableResult
     public func schedule(
         _ key: Key,
-        plan: Plan,
-        latePolicy: LateTickPolicy = .coalesce,
+        _ plan: Plan,
         leeway: Duration = .zero,
-        queue: DispatchQueue? = nil,
-        handler: @escaping PlanTimer.Handler
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
+        handler: PlanHandler
     ) throws(PlanError) -> Bool {
         if let collection = key as? any Collection, collection.isEmpty {
             throw PlanError(.invalidKey, text: "\"\(key)\"", message: "a plan key must not be empty, got \"\(key)\"")
         }
         let id = storage.makeID()
-        let timer = try PlanTimer(
-            plan, latePolicy: latePolicy, leeway: leeway, queue: queue, scheduler: scheduler
-        ) { [storage] fire in
-            guard storage.isCurrent(key, id: id) else { return }
-            handler(fire)
+        // Handler runs check that the entry is still current, so a replaced timer never runs user code once its
+        // replacement is in the registry.
+        let entryHandler: @Sendable (PlanTimer, PlanFire) -> Void
+        switch handler.body {
+        case .fire(let body): entryHandler = { _, fire in body(fire) }
+        case .timer(let body): entryHandler = body
         }
-        return storage.install(Entry(id: id, timer: timer), forKey: key)
+        let current = PlanHandler(
+            body: .timer { [storage] timer, fire in
+                guard storage.isCurrent(key, id: id) else { return }
+                entryHandler(timer, fire)
+            },
+            targetIsAlive: handler.targetIsAlive, runsOnMainActor: handler.runsOnMainActor)
+        let timer = try PlanTimer(
+            plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, scheduler: scheduler, handler: current)
+        return storage.install(Entry(id: id, timer: timer, targetIsAlive: handler.targetIsAlive), forKey: key)
+    }
+
+    /// Runs `plan` under `key` with a handler that calls `body` with each fire: ``schedule(_:_:leeway:latePolicy:delivery:handler:)``
+    /// with ``PlanHandler/fire(_:)``, as a trailing closure.
+    ///
+    /// - Parameters:
+    ///   - key: The key; an empty collection is rejected.
+    ///   - plan: The plan.
+    ///   - leeway: How late a fire may run to batch wakeups.
+    ///   - latePolicy: What happens to missed dates.
+    ///   - delivery: Where the handler runs.
+    ///   - body: Called for each fire.
+    /// - Returns: Whether an existing entry was replaced.
+    /// - Throws: ``PlanError`` as ``schedule(_:_:leeway:latePolicy:delivery:handler:)`` does.
+    @discardableResult
+    public func schedule(
+        _ key: Key,
+        _ plan: Plan,
+        leeway: Duration = .zero,
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
+        _ body: @escaping PlanTimer.Handler
+    ) throws(PlanError) -> Bool {
+        try schedule(key, plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, handler: .fire(body))
     }
 
     /// Cancels and removes the entry for `key`.
@@ -120,8 +164,11 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
 
     /// The running entries, after removing those whose plans ended (read outside the registry's lock).
     private func pruned() -> [Key: Entry] {
-        let ended = storage.removeAll { $0.timer.state != .running }
-        withExtendedLifetime(ended) {}
+        // Cancelling an ended timer stops one whose weak target died before its next fire; for the others it does
+        // nothing.
+        for entry in storage.removeAll(where: { $0.hasEnded }) {
+            entry.timer.cancel()
+        }
         return storage.entries
     }
 }

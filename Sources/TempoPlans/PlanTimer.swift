@@ -1,4 +1,3 @@
-public import Dispatch
 public import Foundation
 public import Tempo
 import TempoLocks
@@ -9,9 +8,11 @@ import TempoLocks
 /// let plan = try Plan.cron("0 9 * * MON-FRI", in: TimeZone(identifier: "Europe/Berlin")!)
 /// let timer = try PlanTimer(plan) { fire in
 ///     print("report for \(fire.planned), \(fire.missed) missed")
-/// }
-/// timer.start()
+/// }.start()
 /// ```
+///
+/// The handler is a ``PlanHandler`` (a fire, the plan timer and the fire, a weak target, or the main actor); the
+/// trailing closure is its ``PlanHandler/fire(_:)`` form.
 ///
 /// ## Timing
 /// - **Dates**: after ``start()``, the timer fires for each date of the plan strictly after the moment it
@@ -49,10 +50,10 @@ import TempoLocks
 /// last reference does not stop it (call ``cancel()``).
 ///
 /// ## Thread safety
-/// Every method may be called from any thread. Handlers run on the timer's serial queue, one at a time, in
-/// date order; no user code runs under the timer's lock.
+/// Every method may be called from any thread. Handlers run with the timer's delivery (by default a private serial
+/// queue), one at a time, in date order; no user code runs under the timer's lock.
 public final class PlanTimer: Sendable {
-    /// A closure called for each fire.
+    /// A closure called for each fire: the trailing-closure form of ``PlanHandler/fire(_:)``.
     public typealias Handler = @Sendable (PlanFire) -> Void
 
     /// The lifecycle state of a ``PlanTimer``.
@@ -113,40 +114,71 @@ public final class PlanTimer: Sendable {
     public let latePolicy: LateTickPolicy
     /// How late past a date the fire may run so that wakeups can be batched.
     public let leeway: Duration
+    /// Where handlers run (the main queue for a ``PlanHandler/mainActor(_:)`` handler).
+    public let delivery: TimerDelivery
     private let scheduler: any TimerScheduler
-    private let queue: DispatchQueue
-    private let handler: Handler
+    private let handler: PlanHandler
     /// The plan's zones whose rules may change while it runs.
     private let watchedZones: [ZoneRules]
     private let mutable = TempoMutex(Mutable())
 
-    /// Creates a plan timer, in the ``State/idle`` state; call ``start()`` to run it.
+    /// Creates a plan timer, in the ``State/idle`` state; ``start()`` runs it and returns it, so creating and
+    /// starting read as one line.
+    ///
+    /// The options are those of Tempo's `TimerSchedule`, with the same names and defaults.
     ///
     /// - Parameters:
     ///   - plan: The plan.
-    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
     ///   - leeway: How late a fire may run to batch wakeups (default zero).
-    ///   - queue: Where handlers run (default: a private serial queue). Runs never overlap on a serial queue.
+    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
+    ///   - delivery: Where handlers run (default `TimerDelivery.privateQueue`: a serial queue of the timer's own, so
+    ///     runs never overlap). With `.immediate` the handler, and the plan's next-date computation, run on the
+    ///     scheduler's thread.
     ///   - scheduler: The scheduler that provides wall-clock time (default `SystemScheduler.shared`; pass a
     ///     `VirtualClock` in tests).
-    ///   - handler: Called for each fire.
-    /// - Throws: ``PlanError`` with ``PlanError/Code/invalidLeeway`` for a negative or oversized leeway.
+    ///   - handler: What runs on each fire.
+    /// - Throws: ``PlanError`` with ``PlanError/Code/invalidLeeway`` for a negative or oversized leeway, or
+    ///   ``PlanError/Code/invalidArgument`` for a main-actor handler with a delivery other than the main queue.
     public init(
         _ plan: Plan,
-        latePolicy: LateTickPolicy = .coalesce,
         leeway: Duration = .zero,
-        queue: DispatchQueue? = nil,
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
         scheduler: any TimerScheduler = SystemScheduler.shared,
-        handler: @escaping Handler
+        handler: PlanHandler
     ) throws(PlanError) {
         try Self.validate(leeway: leeway)
         self.plan = plan
         self.latePolicy = latePolicy
         self.leeway = leeway
+        self.delivery = try handler.delivery(for: delivery)
         self.scheduler = scheduler
-        self.queue = queue ?? DispatchQueue(label: "tempo.plan")
         self.handler = handler
         self.watchedZones = plan.node.watchedZones
+    }
+
+    /// Creates an idle plan timer that calls `body` with each fire: ``init(_:leeway:latePolicy:delivery:scheduler:handler:)``
+    /// with ``PlanHandler/fire(_:)``, as a trailing closure.
+    ///
+    /// - Parameters:
+    ///   - plan: The plan.
+    ///   - leeway: How late a fire may run to batch wakeups.
+    ///   - latePolicy: What happens to missed dates.
+    ///   - delivery: Where handlers run.
+    ///   - scheduler: The scheduler that provides wall-clock time.
+    ///   - body: Called for each fire.
+    /// - Throws: ``PlanError`` as ``init(_:leeway:latePolicy:delivery:scheduler:handler:)`` does.
+    public convenience init(
+        _ plan: Plan,
+        leeway: Duration = .zero,
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        _ body: @escaping Handler
+    ) throws(PlanError) {
+        try self.init(
+            plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, scheduler: scheduler,
+            handler: .fire(body))
     }
 
     static func validate(leeway: Duration) throws(PlanError) {
@@ -170,7 +202,10 @@ public final class PlanTimer: Sendable {
 
     /// Starts the timer: it fires for the plan's dates after now. Does nothing while running. After
     /// ``cancel()`` or when finished it starts again from now, still never serving a date twice.
-    public func start() {
+    ///
+    /// - Returns: The timer, so that creating and starting read as one line.
+    @discardableResult
+    public func start() -> PlanTimer {
         let now = PlanInstant.nanoseconds(scheduler.now(.wall))
         let started = mutable.withLock { mutable -> Bool in
             guard mutable.state != .running else { return false }
@@ -184,6 +219,7 @@ public final class PlanTimer: Sendable {
             return true
         }
         if started { advance() }
+        return self
     }
 
     /// Cancels the timer: no date is claimed for delivery after this returns (a fire claimed just before may still
@@ -234,11 +270,19 @@ public final class PlanTimer: Sendable {
                 _ = released
                 return
             case .deliver(let planned, let missed, let missedIsLowerBound):
+                if let targetIsAlive = handler.targetIsAlive, !targetIsAlive() {
+                    // A weak target died: the timer ends on this fire instead of calling the handler.
+                    cancel()
+                    return
+                }
                 let lateness = max(.zero, now - PlanInstant.timerInstant(planned))
-                handler(
-                    PlanFire(
-                        planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index,
-                        missedIsLowerBound: missedIsLowerBound))
+                let fire = PlanFire(
+                    planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index,
+                    missedIsLowerBound: missedIsLowerBound)
+                switch handler.body {
+                case .fire(let body): body(fire)
+                case .timer(let body): body(self, fire)
+                }
             case .wait:
                 syncTimer()
                 return
@@ -278,7 +322,7 @@ public final class PlanTimer: Sendable {
 
     /// The one wall-clock timer, idle until its first re-arm; its ticks make the plan decide again.
     private func makeTimer() -> TempoTimer {
-        var schedule = TimerSchedule.after(.nanoseconds(1), leeway: leeway, delivery: .queue(queue), clock: .wall)
+        var schedule = TimerSchedule.after(.nanoseconds(1), leeway: leeway, delivery: delivery, clock: .wall)
         schedule.label = plan.label
         do {
             return try TempoTimer(schedule, scheduler: scheduler) { [weak self] _ in

@@ -64,7 +64,7 @@ private final class LabelRecorder: TimerInstrument {
     @Test func aPlanRegistryEntryIsNamedByItsPlansLabel() throws {
         let clock = VirtualClock()
         let registry = PlanRegistry<String>(scheduler: clock)
-        try registry.schedule("tenant-9", plan: Plan.cron("*/5 * * * *", in: Fixture.utc).labeled("tenant-sync")) { _ in
+        try registry.schedule("tenant-9", Plan.cron("*/5 * * * *", in: Fixture.utc).labeled("tenant-sync")) { _ in
         }
         #expect(clock.armedTimers.compactMap { $0.label?.name } == ["tenant-sync"])
         registry.cancelAll()

@@ -159,12 +159,12 @@ final class FireRecorder: Sendable {
     @Test func entriesFireByKeyAndCanBeReplacedAndCancelled() throws {
         let registry = PlanRegistry<String>(scheduler: clock)
         let recorder = recorder
-        try registry.schedule("report", plan: Plan.cron("0 9 * * *", in: Fixture.utc)) { recorder.record($0) }
+        try registry.schedule("report", Plan.cron("0 9 * * *", in: Fixture.utc)) { recorder.record($0) }
         #expect(registry.contains("report"))
         #expect(registry.nextDate(of: "report") == Fixture.date("2026-01-01T09:00:00Z"))
         clock.advance(by: .seconds(9 * 3600))
         #expect(recorder.planned == ["2026-01-01T09:00:00Z"])
-        let replaced = try registry.schedule("report", plan: Plan.cron("0 10 * * *", in: Fixture.utc)) {
+        let replaced = try registry.schedule("report", Plan.cron("0 10 * * *", in: Fixture.utc)) {
             recorder.record($0)
         }
         #expect(replaced)
@@ -174,13 +174,13 @@ final class FireRecorder: Sendable {
         clock.advance(by: .seconds(86_400))
         #expect(recorder.all.count == 2)
         #expect(registry.count == 0)
-        #expect(throws: PlanError.self) { try registry.schedule("", plan: .never) { _ in } }
+        #expect(throws: PlanError.self) { try registry.schedule("", .never) { _ in } }
     }
 
     @Test func aFinishedPlanLeavesTheRegistry() throws {
         let registry = PlanRegistry<String>(scheduler: clock)
         let plan = try Plan.dates([Fixture.date("2026-01-01T01:00:00Z")])
-        try registry.schedule("once", plan: plan) { _ in }
+        try registry.schedule("once", plan) { _ in }
         #expect(registry.keys == ["once"])
         clock.advance(by: .seconds(3600))
         #expect(registry.keys.isEmpty)

@@ -45,7 +45,7 @@ private enum RequestID: ServiceContextKey {
         let timer = try ServiceContext.withValue(context) {
             try PlanTimer(
                 Plan.every(.seconds(1), anchor: start), scheduler: clock,
-                handler: PlanTimer.inCurrentServiceContext { _ in
+                handler: .inCurrentServiceContext { _ in
                     seen.withLock { $0.append(ServiceContext.current?[RequestID.self]) }
                 })
         }

@@ -89,15 +89,24 @@ extension TimerHandler {
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidArgument`` when a main-actor handler meets a delivery
     ///   other than the default or the main queue.
     func delivery(for schedule: TimerSchedule) throws(TempoError) -> TimerDelivery {
-        guard runsOnMainActor else { return schedule.delivery }
-        switch schedule.delivery.kind {
+        runsOnMainActor ? try schedule.delivery.forMainActor() : schedule.delivery
+    }
+}
+
+extension TimerDelivery {
+    /// The delivery a main-actor handler runs with when this one was asked for: the main queue for the default
+    /// (``TimerDelivery/privateQueue``), this one when it is the main queue. The one rule behind
+    /// ``TimerHandler/mainActor(_:)`` and TempoPlans' `PlanHandler.mainActor(_:)`.
+    ///
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidArgument`` naming any other delivery.
+    package func forMainActor() throws(TempoError) -> TimerDelivery {
+        switch kind {
         case .privateQueue: return .queue(.main)
-        case .queue(let queue) where MainQueue.contains(queue): return schedule.delivery
+        case .queue(let queue) where MainQueue.contains(queue): return self
         case .queue: break
         case .immediate: break
         }
         throw TempoError(
-            .invalidArgument, value: "\(schedule.delivery)",
-            message: "a main-actor handler runs on the main queue, not with delivery \(schedule.delivery)")
+            .invalidArgument, value: "\(self)", message: "a main-actor handler runs on the main queue, not with delivery \(self)")
     }
 }
