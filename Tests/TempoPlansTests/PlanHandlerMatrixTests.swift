@@ -55,7 +55,8 @@ import Testing
         let registry = PlanRegistry<String>(scheduler: clock)
         switch owner {
         case .timer:
-            planTimer = try PlanTimer(Self.everySecond(), delivery: delivery, scheduler: clock, handler: handler).start()
+            planTimer = try PlanTimer(Self.everySecond(), delivery: delivery, scheduler: clock, handler: handler)
+                .start()
         case .registry:
             try registry.schedule("k", Self.everySecond(), delivery: delivery, handler: handler)
             #expect(registry.contains("k"))

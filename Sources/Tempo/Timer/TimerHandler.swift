@@ -107,6 +107,7 @@ extension TimerDelivery {
         case .immediate: break
         }
         throw TempoError(
-            .invalidArgument, value: "\(self)", message: "a main-actor handler runs on the main queue, not with delivery \(self)")
+            .invalidArgument, value: "\(self)",
+            message: "a main-actor handler runs on the main queue, not with delivery \(self)")
     }
 }

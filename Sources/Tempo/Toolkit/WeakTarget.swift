@@ -8,7 +8,9 @@ package struct WeakTarget<Argument: Sendable>: Sendable {
     package let isAlive: @Sendable () -> Bool
     package let handler: @Sendable (Argument) -> Void
 
-    package init<Target: AnyObject & Sendable>(_ target: Target, _ handler: @escaping @Sendable (Target, Argument) -> Void) {
+    package init<Target: AnyObject & Sendable>(
+        _ target: Target, _ handler: @escaping @Sendable (Target, Argument) -> Void
+    ) {
         isAlive = { [weak target] in target != nil }
         self.handler = { [weak target] argument in
             if let target { handler(target, argument) }
