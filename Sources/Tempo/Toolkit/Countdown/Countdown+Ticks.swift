@@ -50,11 +50,10 @@ extension Countdown {
 
     /// The countdown's one timer, idle until a run arms it: a tick every period on the countdown's clock.
     private func makeTimer() -> TempoTimer {
-        let schedule = TimerSchedule.every(period, leeway: leeway, delivery: delivery, clock: clock)
         // The period and leeway were validated in init.
         guard
             let timer = try? TempoTimer(
-                schedule, scheduler: scheduler,
+                ticks, scheduler: scheduler,
                 handler: .tick { [weak self] _ in
                     self?.boundaryReached()
                 })

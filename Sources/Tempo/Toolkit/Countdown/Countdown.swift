@@ -66,8 +66,9 @@ public final class Countdown: Sendable {
     /// the countdown weakly.
     let timerSlot = TempoMutex<TempoTimer?>(nil)
     let scheduler: any TimerScheduler
-    let delivery: TimerDelivery
-    let leeway: Duration
+    /// The internal timer's schedule, made once in init: a tick every period with the countdown's leeway and clock, on
+    /// one serial queue (or ``TimerDelivery/immediate``), so callbacks never overlap.
+    let ticks: TimerSchedule
     let onTick: TickHandler
     let onFinish: FinishHandler
 
@@ -76,7 +77,7 @@ public final class Countdown: Sendable {
     /// The display period.
     public let period: Duration
     /// The clock the deadline is measured on.
-    public let clock: TimerClock
+    public var clock: TimerClock { ticks.clock }
 
     /// Creates an idle countdown; call ``start()``.
     ///
@@ -105,14 +106,12 @@ public final class Countdown: Sendable {
         try TempoError.validateSchedule(interval: period, leeway: leeway)
         self.duration = duration
         self.period = period
-        self.leeway = leeway
-        self.clock = clock
         self.scheduler = scheduler
         self.onTick = onTick
         self.onFinish = onFinish
-        // One serial queue for the internal timer, so callbacks never overlap.
         let queue = delivery.dispatchQueue(privateQueue: DispatchQueue(label: "tempo.countdown"))
-        self.delivery = queue.map { TimerDelivery.queue($0) } ?? .immediate
+        let serial = queue.map { TimerDelivery.queue($0) } ?? .immediate
+        ticks = .every(period, leeway: leeway, delivery: serial, clock: clock)
         machine = TempoMutex(CountdownStateMachine(duration: duration, period: period))
     }
 

@@ -1,7 +1,7 @@
-public import TempoLocks
-
 // Inlinable code calls `TempoMutex.withLock`: `Synchronization.Mutex`'s, except in the TSanVisibleLocks build.
-#if !TEMPO_TSAN_VISIBLE_LOCKS
+#if TEMPO_TSAN_VISIBLE_LOCKS
+public import TempoLocks
+#else
 public import Synchronization
 #endif
 
@@ -37,63 +37,31 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
 
     /// A key's value and its time to live in nanoseconds (rounded up): 8 bytes beside the value, where a `Duration`
     /// would take 16 and align the row to 16.
-    @usableFromInline
-    struct Payload {
-        @usableFromInline var value: Value
-        @usableFromInline var ttl: Int64
+    @usableFromInline typealias Payload = (value: Value, ttl: Int64)
 
-        @inlinable
-        init(value: Value, ttl: Int64) {
-            self.value = value
-            self.ttl = ttl
-        }
-    }
+    /// Receives the wheel's timers: removes the expired entries, then calls `onExpire` (its context) outside the lock.
+    @usableFromInline typealias Expirer = WheelKeyBatchHandler<Key, Payload, ExpiryHandler>
 
-    @usableFromInline typealias State = WheelKeyTable<Key, Payload>
-
-    /// Receives the wheel's timers: removes the expired entries, then calls `onExpire` outside the lock.
-    @usableFromInline
-    final class Expirer: TimingWheelBatchHandler {
-        @usableFromInline let state = TempoMutex(State())
-        @usableFromInline let onExpire: ExpiryHandler
-        /// ``expire(_:_:)``, made by the inlinable initializer of the dictionary: specialized for the client's key
-        /// and value, where the wheel's call through the handler protocol would run unspecialized generic code.
-        @usableFromInline let expireBatch: @Sendable (Expirer, UnsafeBufferPointer<UInt64>) -> Void
-
-        @usableFromInline
-        init(
-            onExpire: @escaping ExpiryHandler,
-            expireBatch: @escaping @Sendable (Expirer, UnsafeBufferPointer<UInt64>) -> Void
-        ) {
-            self.onExpire = onExpire
-            self.expireBatch = expireBatch
-        }
-
-        @usableFromInline
-        func timersFired(values tokens: UnsafeBufferPointer<UInt64>) {
-            expireBatch(self, tokens)
-        }
-
-        /// Removes the entries that `tokens` name (stale ones are skipped) under one lock, then calls `onExpire` for
-        /// each outside it, in order.
-        @inlinable
-        static func expire(_ expirer: Expirer, _ tokens: UnsafeBufferPointer<UInt64>) {
-            withUnsafeTemporaryAllocation(of: (Key, Value).self, capacity: tokens.count) { expired in
-                guard let first = expired.baseAddress else { return }
-                let count = expirer.state.withLock { table -> Int in
-                    var count = 0
-                    for token in tokens {
-                        guard let slot = table.resolve(token) else { continue }
-                        let entry = table.remove(slot)
-                        (first + count).initialize(to: (entry.key, entry.payload.value))
-                        count += 1
-                    }
-                    return count
+    /// Removes the entries that `tokens` name (stale ones are skipped) under one lock, then calls `onExpire` for each
+    /// outside it, in order.
+    @inlinable
+    static func expire(_ expirer: Expirer, _ tokens: UnsafeBufferPointer<UInt64>) {
+        withUnsafeTemporaryAllocation(of: (Key, Value).self, capacity: tokens.count) { expired in
+            guard let first = expired.baseAddress else { return }
+            let count = expirer.state.withLock { table -> Int in
+                var count = 0
+                for token in tokens {
+                    guard let slot = table.resolve(token) else { continue }
+                    let entry = table.remove(slot)
+                    (first + count).initialize(to: (entry.key, entry.payload.value))
+                    count += 1
                 }
-                for index in 0..<count {
-                    let (key, value) = (first + index).move()
-                    expirer.onExpire(key, value)
-                }
+                return count
+            }
+            let onExpire = expirer.context
+            for index in 0..<count {
+                let (key, value) = (first + index).move()
+                onExpire(key, value)
             }
         }
     }
@@ -118,7 +86,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         scheduler: any TimerScheduler = SystemScheduler.shared,
         onExpire: @escaping ExpiryHandler = { _, _ in }
     ) throws(TempoError) {
-        expirer = Expirer(onExpire: onExpire) { Expirer.expire($0, $1) }
+        expirer = Expirer(context: onExpire) { Self.expire($0, $1) }
         wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: expirer)
     }
 
@@ -147,7 +115,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         let nanoseconds = try Self.validate(ttl: ttl)
         let wheel = wheel
         return try expirer.state.withLock { table throws(TempoError) -> Value? in
-            try table.upsert(key, Payload(value: value, ttl: nanoseconds), .after(ttl), on: wheel)?.value
+            try table.upsert(key, (value: value, ttl: nanoseconds), .after(ttl), on: wheel)?.value
         }
     }
 

@@ -1,7 +1,7 @@
-public import TempoLocks
-
 // Inlinable code calls `TempoMutex.withLock`: `Synchronization.Mutex`'s, except in the TSanVisibleLocks build.
-#if !TEMPO_TSAN_VISIBLE_LOCKS
+#if TEMPO_TSAN_VISIBLE_LOCKS
+public import TempoLocks
+#else
 public import Synchronization
 #endif
 
@@ -23,31 +23,17 @@ public import Synchronization
 ///
 /// Thread-safety: every method may be called from any thread or task; the wheel forgets keys outside its lock.
 public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
-    /// Receives the wheel's timers: forgets the keys that have refilled.
-    @usableFromInline
-    final class Evictor: TimingWheelBatchHandler {
-        @usableFromInline let state = TempoMutex(WheelKeyTable<Key, Int128>())
-        /// ``evict(_:_:)``, made by the inlinable initializer of the limiter: specialized for the client's key.
-        @usableFromInline let evictBatch: @Sendable (Evictor, UnsafeBufferPointer<UInt64>) -> Void
+    /// Receives the wheel's timers: forgets the keys that have refilled. A key's payload is its theoretical arrival
+    /// time.
+    @usableFromInline typealias Evictor = WheelKeyBatchHandler<Key, Int128, Void>
 
-        @usableFromInline
-        init(evictBatch: @escaping @Sendable (Evictor, UnsafeBufferPointer<UInt64>) -> Void) {
-            self.evictBatch = evictBatch
-        }
-
-        @usableFromInline
-        func timersFired(values tokens: UnsafeBufferPointer<UInt64>) {
-            evictBatch(self, tokens)
-        }
-
-        /// Forgets the keys that `tokens` name (stale ones are skipped) under one lock.
-        @inlinable
-        static func evict(_ evictor: Evictor, _ tokens: UnsafeBufferPointer<UInt64>) {
-            evictor.state.withLock { table in
-                for token in tokens {
-                    guard let slot = table.resolve(token) else { continue }
-                    table.remove(slot)
-                }
+    /// Forgets the keys that `tokens` name (stale ones are skipped) under one lock.
+    @inlinable
+    static func evict(_ evictor: Evictor, _ tokens: UnsafeBufferPointer<UInt64>) {
+        evictor.state.withLock { table in
+            for token in tokens {
+                guard let slot = table.resolve(token) else { continue }
+                table.remove(slot)
             }
         }
     }
@@ -79,7 +65,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     ) throws(TempoError) {
         self.limit = limit
         gcra = GCRA(limit)
-        evictor = Evictor { Evictor.evict($0, $1) }
+        evictor = Evictor(context: ()) { Self.evict($0, $1) }
         wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: evictor)
         origin = wheel.now
     }
