@@ -12,7 +12,7 @@ import TempoLocks
 /// ```
 ///
 /// The handler is a ``PlanHandler`` (a fire, the plan timer and the fire, a weak target, or the main actor); the
-/// trailing closure is its ``PlanHandler/fire(_:)`` form.
+/// trailing closure is its `PlanHandler.fire(_:)` form.
 ///
 /// ## Timing
 /// - **Dates**: after ``start()``, the timer fires for each date of the plan strictly after the moment it
@@ -53,7 +53,7 @@ import TempoLocks
 /// Every method may be called from any thread. Handlers run with the timer's delivery (by default a private serial
 /// queue), one at a time, in date order; no user code runs under the timer's lock.
 public final class PlanTimer: Sendable {
-    /// A closure called for each fire: the trailing-closure form of ``PlanHandler/fire(_:)``.
+    /// A closure called for each fire: the trailing-closure form of `PlanHandler.fire(_:)`.
     public typealias Handler = @Sendable (PlanFire) -> Void
 
     /// The lifecycle state of a ``PlanTimer``.
@@ -114,7 +114,7 @@ public final class PlanTimer: Sendable {
     public let latePolicy: LateTickPolicy
     /// How late past a date the fire may run so that wakeups can be batched.
     public let leeway: Duration
-    /// Where handlers run (the main queue for a ``PlanHandler/mainActor(_:)`` handler).
+    /// Where handlers run (the main queue for a `PlanHandler.mainActor(_:)` handler).
     public let delivery: TimerDelivery
     private let scheduler: any TimerScheduler
     private let handler: PlanHandler
@@ -158,7 +158,7 @@ public final class PlanTimer: Sendable {
     }
 
     /// Creates an idle plan timer that calls `body` with each fire: ``init(_:leeway:latePolicy:delivery:scheduler:handler:)``
-    /// with ``PlanHandler/fire(_:)``, as a trailing closure.
+    /// with `PlanHandler.fire(_:)`, as a trailing closure.
     ///
     /// - Parameters:
     ///   - plan: The plan.
@@ -280,7 +280,7 @@ public final class PlanTimer: Sendable {
                     planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index,
                     missedIsLowerBound: missedIsLowerBound)
                 switch handler.body {
-                case .fire(let body): body(fire)
+                case .event(let body): body(fire)
                 case .timer(let body): body(self, fire)
                 }
             case .wait:

@@ -1,10 +1,10 @@
 import Instrumentation
 public import Tempo
 
-extension TimerHandler {
-    /// A tick handler that runs `body` inside the `ServiceContext` that was current where the handler was made (where
-    /// the timer is created and armed), so that traces, baggage and loggers that read the context follow the timer
-    /// onto Tempo's threads.
+extension TimerEventHandler {
+    /// A handler that runs `body` inside the `ServiceContext` that was current where the handler was made (where the
+    /// timer, plan timer or registry entry is created), so that traces, baggage and loggers that read the context
+    /// follow the timer onto Tempo's threads. For a `TimerHandler` and for TempoPlans' `PlanHandler` alike.
     ///
     /// ```swift
     /// let timer = try TempoTimer(.every(.seconds(5)), handler: .inCurrentServiceContext { tick in
@@ -15,12 +15,10 @@ extension TimerHandler {
     /// The context is captured once, when this is called; `nil` when no context was current (the handler then runs
     /// with none). Timing and thread are the timer's: only the task-local context is set around `body`.
     ///
-    /// - Parameter body: Called for each tick.
+    /// - Parameter body: Called for each tick or fire.
     /// - Returns: The handler.
-    public static func inCurrentServiceContext(_ body: @escaping @Sendable (TimerTick) -> Void) -> TimerHandler {
+    public static func inCurrentServiceContext(_ body: @escaping @Sendable (Event) -> Void) -> Self {
         let context = ServiceContext.current
-        return .tick { tick in
-            ServiceContext.withValue(context) { body(tick) }
-        }
+        return Self(body: .event { event in ServiceContext.withValue(context) { body(event) } })
     }
 }

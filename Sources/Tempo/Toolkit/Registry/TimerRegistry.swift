@@ -76,7 +76,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     /// ```
     ///
     /// Timing is the schedule's (see ``TimerSchedule``); see the type's documentation for what replacing
-    /// guarantees. A ``TimerHandler/timer(_:)`` handler receives the key's timer; a ``TimerHandler/weak(_:_:)``
+    /// guarantees. A ``TimerEventHandler/timer(_:)`` handler receives the key's timer; a ``TimerEventHandler/weak(_:_:)``
     /// entry leaves the registry when its target dies.
     ///
     /// - Parameters:
@@ -97,11 +97,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         let id = storage.makeID()
         // Handler runs check that the entry is still current, so a replaced timer never runs user code
         // once its replacement is in the registry.
-        let entryHandler: TempoTimer.TimerAwareHandler
-        switch handler.body {
-        case .tick(let body): entryHandler = { _, tick in body(tick) }
-        case .timer(let body): entryHandler = body
-        }
+        let entryHandler = handler.withTimer
         let timer = try TempoTimer(
             configuration: configuration, scheduler: scheduler, targetIsAlive: handler.targetIsAlive, handler: nil)
         timer.addObserver { timer, tick in
@@ -117,7 +113,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Schedules a timer under `key` that calls `body` with each tick: ``schedule(_:_:handler:)`` with
-    /// ``TimerHandler/tick(_:)``, as a trailing closure.
+    /// ``TimerEventHandler/tick(_:)``, as a trailing closure.
     ///
     /// - Parameters:
     ///   - key: The key; an empty collection is rejected.
@@ -133,7 +129,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Schedules a timer under `key` that calls `body` with its timer and each tick: ``schedule(_:_:handler:)``
-    /// with ``TimerHandler/timer(_:)``, as a trailing closure.
+    /// with ``TimerEventHandler/timer(_:)``, as a trailing closure.
     ///
     /// - Parameters:
     ///   - key: The key; an empty collection is rejected.
