@@ -7,7 +7,7 @@ extension Plan {
     ///
     /// ```swift
     /// let reports = try Plan.cron("0 9 * * MON-FRI").labeled("reports")
-    /// let timer = try PlanTimer(reports) { _ in }
+    /// let timer = try PlanTimer(reports, handler: .fire { _ in })
     /// ```
     ///
     /// The label changes no date. It belongs to this plan value: a plan composed from it (``union(_:)-method``,

@@ -8,7 +8,7 @@ public import Tempo
 /// let berlin = TimeZone(identifier: "Europe/Berlin")!
 /// let reports = try Plan.cron("0 9 * * MON-FRI", in: berlin)
 /// let next = try reports.nextDates(after: Date(), count: 5)      // preview
-/// let timer = try PlanTimer(reports) { fire in sendReport(for: fire.planned) }
+/// let timer = try PlanTimer(reports, handler: .fire { fire in sendReport(for: fire.planned) })
 /// timer.start()                                                   // or PlanRegistry, or plan.fires()
 /// ```
 ///

@@ -11,8 +11,6 @@ public import Tempo
 /// report.cancel()
 /// ```
 ///
-/// The common form also has trailing-closure sugar: `PlanTimer(plan) { fire in ... }`.
-///
 /// | Form | Receives | Runs on |
 /// | --- | --- | --- |
 /// | `.fire` | the fire | the delivery |

@@ -95,30 +95,6 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         return storage.install(Entry(id: id, timer: timer, targetIsAlive: handler.targetIsAlive), forKey: key)
     }
 
-    /// Runs `plan` under `key` with a handler that calls `body` with each fire: ``schedule(_:_:leeway:latePolicy:delivery:handler:)``
-    /// with `PlanHandler.fire(_:)`, as a trailing closure.
-    ///
-    /// - Parameters:
-    ///   - key: The key; an empty collection is rejected.
-    ///   - plan: The plan.
-    ///   - leeway: How late a fire may run to batch wakeups.
-    ///   - latePolicy: What happens to missed dates.
-    ///   - delivery: Where the handler runs.
-    ///   - body: Called for each fire.
-    /// - Returns: Whether an existing entry was replaced.
-    /// - Throws: ``PlanError`` as ``schedule(_:_:leeway:latePolicy:delivery:handler:)`` does.
-    @discardableResult
-    public func schedule(
-        _ key: Key,
-        _ plan: Plan,
-        leeway: Duration = .zero,
-        latePolicy: LateTickPolicy = .coalesce,
-        delivery: TimerDelivery = .privateQueue,
-        _ body: @escaping PlanTimer.Handler
-    ) throws(PlanError) -> Bool {
-        try schedule(key, plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, handler: .fire(body))
-    }
-
     /// Cancels and removes the entry for `key`.
     ///
     /// - Parameter key: The key.

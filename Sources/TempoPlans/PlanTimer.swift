@@ -6,13 +6,13 @@ import TempoLocks
 ///
 /// ```swift
 /// let plan = try Plan.cron("0 9 * * MON-FRI", in: TimeZone(identifier: "Europe/Berlin")!)
-/// let timer = try PlanTimer(plan) { fire in
+/// let timer = try PlanTimer(plan, handler: .fire { fire in
 ///     print("report for \(fire.planned), \(fire.missed) missed")
-/// }.start()
+/// }).start()
 /// ```
 ///
-/// The handler is a ``PlanHandler`` (a fire, the plan timer and the fire, a weak target, or the main actor); the
-/// trailing closure is its `PlanHandler.fire(_:)` form.
+/// The handler is a ``PlanHandler``: `.fire` (the common case), `.timer` (the plan timer and the fire), `.weak` (a
+/// weak target) or `.mainActor`.
 ///
 /// ## Timing
 /// - **Dates**: after ``start()``, the timer fires for each date of the plan strictly after the moment it
@@ -53,9 +53,6 @@ import TempoLocks
 /// Every method may be called from any thread. Handlers run with the timer's delivery (by default a private serial
 /// queue), one at a time, in date order; no user code runs under the timer's lock.
 public final class PlanTimer: Sendable {
-    /// A closure called for each fire: the trailing-closure form of `PlanHandler.fire(_:)`.
-    public typealias Handler = @Sendable (PlanFire) -> Void
-
     /// The lifecycle state of a ``PlanTimer``.
     public enum State: Hashable, Sendable {
         /// Created and never started.
@@ -155,30 +152,6 @@ public final class PlanTimer: Sendable {
         self.scheduler = scheduler
         self.handler = handler
         self.watchedZones = plan.node.watchedZones
-    }
-
-    /// Creates an idle plan timer that calls `body` with each fire: ``init(_:leeway:latePolicy:delivery:scheduler:handler:)``
-    /// with `PlanHandler.fire(_:)`, as a trailing closure.
-    ///
-    /// - Parameters:
-    ///   - plan: The plan.
-    ///   - leeway: How late a fire may run to batch wakeups.
-    ///   - latePolicy: What happens to missed dates.
-    ///   - delivery: Where handlers run.
-    ///   - scheduler: The scheduler that provides wall-clock time.
-    ///   - body: Called for each fire.
-    /// - Throws: ``PlanError`` as ``init(_:leeway:latePolicy:delivery:scheduler:handler:)`` does.
-    public convenience init(
-        _ plan: Plan,
-        leeway: Duration = .zero,
-        latePolicy: LateTickPolicy = .coalesce,
-        delivery: TimerDelivery = .privateQueue,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        _ body: @escaping Handler
-    ) throws(PlanError) {
-        try self.init(
-            plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, scheduler: scheduler,
-            handler: .fire(body))
     }
 
     static func validate(leeway: Duration) throws(PlanError) {

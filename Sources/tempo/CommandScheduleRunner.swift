@@ -78,10 +78,12 @@ final class CommandScheduleRunner: Sendable {
     /// and the last run ended, or until ``interrupt()``.
     func run(plan: Plan, count: Int?) async throws -> Summary {
         let policy = state.withLock { $0.gate.policy }
-        let timer = try PlanTimer(plan, latePolicy: policy) { [self] fire in
-            tickArrived(missed: fire.missed)
-            if let count, fire.index >= count { scheduleEnded() }
-        }
+        let timer = try PlanTimer(
+            plan, latePolicy: policy,
+            handler: .fire { [self] fire in
+                tickArrived(missed: fire.missed)
+                if let count, fire.index >= count { scheduleEnded() }
+            })
         return await serve(timer: nil, planTimer: timer)
     }
 

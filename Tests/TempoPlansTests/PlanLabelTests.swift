@@ -38,7 +38,7 @@ private final class LabelRecorder: TimerInstrument {
         let registration = try TimerInstruments.add(recorder)
         defer { TimerInstruments.remove(registration) }
         let plan = try Plan.cron("0 9 * * *", in: Fixture.utc).labeled("plan-label-fires")
-        let timer = try PlanTimer(plan, scheduler: clock) { _ in }
+        let timer = try PlanTimer(plan, scheduler: clock, handler: .fire { _ in })
         timer.start()
         defer { timer.cancel() }
         clock.advance(by: .seconds(9 * 3600) - .nanoseconds(1))
@@ -51,7 +51,7 @@ private final class LabelRecorder: TimerInstrument {
         let clock = VirtualClock()
         let line = #line + 1
         let plan = try Plan.cron("0 9 * * *", in: Fixture.utc).labeled("nightly")
-        let timer = try PlanTimer(plan, scheduler: clock) { _ in }
+        let timer = try PlanTimer(plan, scheduler: clock, handler: .fire { _ in })
         timer.start()
         let reports = clock.armedTimerReports(sourceLocation: #_sourceLocation)
         #expect(reports.map(\.timer.label?.name) == ["nightly"])
@@ -64,8 +64,10 @@ private final class LabelRecorder: TimerInstrument {
     @Test func aPlanRegistryEntryIsNamedByItsPlansLabel() throws {
         let clock = VirtualClock()
         let registry = PlanRegistry<String>(scheduler: clock)
-        try registry.schedule("tenant-9", Plan.cron("*/5 * * * *", in: Fixture.utc).labeled("tenant-sync")) { _ in
-        }
+        try registry.schedule(
+            "tenant-9", Plan.cron("*/5 * * * *", in: Fixture.utc).labeled("tenant-sync"),
+            handler: .fire { _ in
+            })
         #expect(clock.armedTimers.compactMap { $0.label?.name } == ["tenant-sync"])
         registry.cancelAll()
         #expect(clock.armedTimers.isEmpty)

@@ -17,7 +17,8 @@ struct PlanTimerAllocationTests {
     @Test func eachDateReArmsOneTimerInsteadOfCreatingOne() throws {
         let clock = VirtualClock()
         let recorder = FireRecorder()
-        let timer = try PlanTimer(Plan.cron("* * * * *", in: Fixture.utc), scheduler: clock) { recorder.record($0) }
+        let timer = try PlanTimer(
+            Plan.cron("* * * * *", in: Fixture.utc), scheduler: clock, handler: .fire { recorder.record($0) })
         timer.start()
         defer { timer.cancel() }
         clock.advance(by: .seconds(50 * 60))

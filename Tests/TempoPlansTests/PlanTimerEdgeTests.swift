@@ -12,7 +12,7 @@ import Testing
 
     private func timer(_ plan: Plan, latePolicy: LateTickPolicy = .coalesce) throws -> PlanTimer {
         let recorder = recorder
-        return try PlanTimer(plan, latePolicy: latePolicy, scheduler: clock) { recorder.record($0) }
+        return try PlanTimer(plan, latePolicy: latePolicy, scheduler: clock, handler: .fire { recorder.record($0) })
     }
 
     /// The example counted 31 million dates one by one (4.3 s) before the one coalesced fire.
@@ -43,9 +43,11 @@ import Testing
     @Test func burstAfterFiftySixYearsDeliversTheNewestDatesOnly() throws {
         let start = VirtualClock(wall: TimerInstant(offset: .zero))
         let recorder = recorder
-        let timer = try PlanTimer(try Plan.cron("* * * * *", in: Fixture.utc), latePolicy: .burst, scheduler: start) {
-            recorder.record($0)
-        }
+        let timer = try PlanTimer(
+            try Plan.cron("* * * * *", in: Fixture.utc), latePolicy: .burst, scheduler: start,
+            handler: .fire {
+                recorder.record($0)
+            })
         timer.start()
         start.adjustWallClock(by: .seconds(1_767_225_600))
         let fires = recorder.all
@@ -73,7 +75,7 @@ import Testing
         let clock = VirtualClock(wall: TimerInstant(offset: .seconds(4_700_000_000)))  // 2118-12-09
         let recorder = recorder
         let date = Date(timeIntervalSince1970: 4_800_000_000)  // 2122-02-08
-        let timer = try PlanTimer(try Plan.dates([date]), scheduler: clock) { recorder.record($0) }
+        let timer = try PlanTimer(try Plan.dates([date]), scheduler: clock, handler: .fire { recorder.record($0) })
         timer.start()
         #expect(clock.advance(by: .seconds(1)) == 0)
         #expect(timer.nextDate == date)
@@ -89,7 +91,7 @@ import Testing
         let clock = VirtualClock(wall: TimerInstant(offset: .seconds(4_700_000_000)))
         let recorder = recorder
         let date = Date(timeIntervalSince1970: 9_000_000_000)  // 2255
-        let timer = try PlanTimer(try Plan.dates([date]), scheduler: clock) { recorder.record($0) }
+        let timer = try PlanTimer(try Plan.dates([date]), scheduler: clock, handler: .fire { recorder.record($0) })
         timer.start()
         clock.advance(by: .seconds(1))
         clock.adjustWallClock(by: .seconds(-4_000_000_000))

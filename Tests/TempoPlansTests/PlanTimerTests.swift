@@ -22,7 +22,7 @@ final class FireRecorder: Sendable {
 
     private func timer(_ plan: Plan, latePolicy: LateTickPolicy = .coalesce) throws -> PlanTimer {
         let recorder = recorder
-        return try PlanTimer(plan, latePolicy: latePolicy, scheduler: clock) { recorder.record($0) }
+        return try PlanTimer(plan, latePolicy: latePolicy, scheduler: clock, handler: .fire { recorder.record($0) })
     }
 
     private func weekdayNines() throws -> Plan { try Plan.cron("0 9 * * MON-FRI", in: Fixture.utc) }
@@ -136,7 +136,8 @@ final class FireRecorder: Sendable {
         let clock = VirtualClock(
             wall: TimerInstant(offset: .seconds(Int64(Fixture.date("2026-03-28T12:00:00Z").timeIntervalSince1970))))
         let recorder = recorder
-        let timer = try PlanTimer(Plan.cron("30 2 * * *", in: Fixture.berlin), scheduler: clock) { recorder.record($0) }
+        let timer = try PlanTimer(
+            Plan.cron("30 2 * * *", in: Fixture.berlin), scheduler: clock, handler: .fire { recorder.record($0) })
         timer.start()
         clock.advance(by: .seconds(13 * 3600) - .nanoseconds(1))  // 2026-03-29T00:59:59.999999999Z
         #expect(recorder.all.isEmpty)
@@ -147,7 +148,7 @@ final class FireRecorder: Sendable {
 
     @Test func badLeewayIsRejected() throws {
         #expect(throws: PlanError.self) {
-            try PlanTimer(weekdayNines(), leeway: .seconds(-1), scheduler: clock) { _ in }
+            try PlanTimer(weekdayNines(), leeway: .seconds(-1), scheduler: clock, handler: .fire { _ in })
         }
     }
 }
@@ -159,14 +160,16 @@ final class FireRecorder: Sendable {
     @Test func entriesFireByKeyAndCanBeReplacedAndCancelled() throws {
         let registry = PlanRegistry<String>(scheduler: clock)
         let recorder = recorder
-        try registry.schedule("report", Plan.cron("0 9 * * *", in: Fixture.utc)) { recorder.record($0) }
+        try registry.schedule("report", Plan.cron("0 9 * * *", in: Fixture.utc), handler: .fire { recorder.record($0) })
         #expect(registry.contains("report"))
         #expect(registry.nextDate(of: "report") == Fixture.date("2026-01-01T09:00:00Z"))
         clock.advance(by: .seconds(9 * 3600))
         #expect(recorder.planned == ["2026-01-01T09:00:00Z"])
-        let replaced = try registry.schedule("report", Plan.cron("0 10 * * *", in: Fixture.utc)) {
-            recorder.record($0)
-        }
+        let replaced = try registry.schedule(
+            "report", Plan.cron("0 10 * * *", in: Fixture.utc),
+            handler: .fire {
+                recorder.record($0)
+            })
         #expect(replaced)
         clock.advance(by: .seconds(3600))
         #expect(recorder.planned == ["2026-01-01T09:00:00Z", "2026-01-01T10:00:00Z"])
@@ -174,13 +177,13 @@ final class FireRecorder: Sendable {
         clock.advance(by: .seconds(86_400))
         #expect(recorder.all.count == 2)
         #expect(registry.count == 0)
-        #expect(throws: PlanError.self) { try registry.schedule("", .never) { _ in } }
+        #expect(throws: PlanError.self) { try registry.schedule("", .never, handler: .fire { _ in }) }
     }
 
     @Test func aFinishedPlanLeavesTheRegistry() throws {
         let registry = PlanRegistry<String>(scheduler: clock)
         let plan = try Plan.dates([Fixture.date("2026-01-01T01:00:00Z")])
-        try registry.schedule("once", plan) { _ in }
+        try registry.schedule("once", plan, handler: .fire { _ in })
         #expect(registry.keys == ["once"])
         clock.advance(by: .seconds(3600))
         #expect(registry.keys.isEmpty)

@@ -39,7 +39,7 @@ final class ChangingZoneRules: ZoneRulesSource {
 
     private func timer(_ plan: Plan) throws -> PlanTimer {
         let recorder = recorder
-        return try PlanTimer(plan, scheduler: clock) { recorder.record($0) }
+        return try PlanTimer(plan, scheduler: clock, handler: .fire { recorder.record($0) })
     }
 
     @Test func aChangeWhileWaitingMovesThePendingDateEarlierAndItFiresOnce() throws {
@@ -114,7 +114,7 @@ final class ChangingZoneRules: ZoneRulesSource {
     @Test func aRegistryEntryFollowsAChange() throws {
         let registry = PlanRegistry<String>(scheduler: clock)
         let recorder = recorder
-        try registry.schedule("report", dailyNine()) { recorder.record($0) }
+        try registry.schedule("report", dailyNine(), handler: .fire { recorder.record($0) })
         clock.advance(by: .seconds(5 * 3600))
         source.change(to: Self.plusTwo)
         clock.advance(by: .seconds(2 * 3600) - .nanoseconds(1))

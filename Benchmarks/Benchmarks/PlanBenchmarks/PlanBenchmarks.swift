@@ -94,7 +94,8 @@ let benchmarks: @Sendable () -> Void = {
     registerBytes(
         "RunningPlanTimer",
         { index in
-            let timer = try PlanTimer(Plan.cron("\(index % 60) 9 * * MON-FRI", in: berlin), scheduler: clock) { _ in }
+            let timer = try PlanTimer(
+                Plan.cron("\(index % 60) 9 * * MON-FRI", in: berlin), scheduler: clock, handler: .fire { _ in })
             timer.start()
             return timer
         }, cleanup: { timers in for timer in timers { timer.cancel() } })
