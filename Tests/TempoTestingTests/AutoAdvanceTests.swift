@@ -53,7 +53,7 @@ import Testing
             let throttler = try Throttler<Int>(every: .seconds(5), edge: .trailing, scheduler: clock) {
                 log.record("throttled \($0)")
             }
-            let wheel = try TimingWheel(configuration: .init(tick: .seconds(1)), scheduler: clock)
+            let wheel = try TimingWheel(configuration: .init(resolution: .seconds(1)), scheduler: clock)
             _ = try wheel.schedule(after: .seconds(7)) { log.record("wheel") }
             debouncer.call(1)
             try await clock.sleep(for: .seconds(1))

@@ -3,11 +3,12 @@ extension TimingWheel {
     ///
     /// `Configuration` is a value type and is `Sendable`.
     public struct Configuration: Sendable {
-        /// The wheel's resolution (default 1 ms): a timer fires at the first tick boundary at or after its
-        /// deadline, so up to one tick late (plus the scheduler's own latency) and never early.
+        /// The wheel's resolution, the length of one slot (default 1 ms): a timer fires at the first slot boundary
+        /// at or after its deadline, so up to one resolution late (plus the scheduler's own latency) and never early.
         ///
-        /// It must be a whole number of nanoseconds, at least 1 ns.
-        public var tick: Duration
+        /// It must be a whole number of nanoseconds, at least 1 ns. (Named apart from ``TimerTick``, a delivery to a
+        /// handler; the wheel's internals call one slot step a tick.)
+        public var resolution: Duration
         /// The clock deadlines are measured on (default ``TimerClock/monotonic``).
         public var clock: TimerClock
         /// Where the callbacks run (default ``TimerDelivery/privateQueue``: a serial lane of the wheel on Tempo's
@@ -24,17 +25,17 @@ extension TimingWheel {
         /// Creates a configuration.
         ///
         /// - Parameters:
-        ///   - tick: The resolution; see ``tick``.
+        ///   - resolution: The length of one slot; see ``resolution``.
         ///   - clock: The clock deadlines are measured on.
         ///   - delivery: Where the callbacks run; see ``delivery``.
         ///   - initialCapacity: How many timers fit before the table first grows.
         public init(
-            tick: Duration = .milliseconds(1),
+            resolution: Duration = .milliseconds(1),
             clock: TimerClock = .monotonic,
             delivery: TimerDelivery = .privateQueue,
             initialCapacity: Int = 1024
         ) {
-            self.tick = tick
+            self.resolution = resolution
             self.clock = clock
             self.delivery = delivery
             self.initialCapacity = initialCapacity
@@ -46,16 +47,16 @@ extension TimingWheel {
 
         /// Checks every field.
         ///
-        /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a tick that is not positive,
+        /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a resolution that is not positive,
         ///   not a whole number of nanoseconds or above ``TempoError/maximumDuration``, and
         ///   ``TempoError/Code/invalidCount`` for a negative `initialCapacity` or one above
         ///   ``maximumInitialCapacity`` (the table still grows past it as timers are armed).
         public func validate() throws(TempoError) {
-            try TempoError.validateInterval(tick, name: "tick")
-            guard tick.attoseconds % 1_000_000_000 == 0 else {
+            try TempoError.validateInterval(resolution, name: "resolution")
+            guard resolution.attoseconds % 1_000_000_000 == 0 else {
                 throw TempoError(
-                    .invalidInterval, value: tick.exactDescription,
-                    message: "tick must be a whole number of nanoseconds, got \(tick.exactDescription)")
+                    .invalidInterval, value: resolution.exactDescription,
+                    message: "resolution must be a whole number of nanoseconds, got \(resolution.exactDescription)")
             }
             guard initialCapacity >= 0, initialCapacity <= Self.maximumInitialCapacity else {
                 throw TempoError(

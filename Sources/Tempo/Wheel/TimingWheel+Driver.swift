@@ -4,7 +4,7 @@ extension TimingWheel {
     func clockReading() -> (tick: Int64, nanoseconds: Int64) {
         let instant = scheduler.now(configuration.clock)
         let elapsed = instant - origin
-        let tick = Int64(clamping: elapsed.wholeMultiples(of: configuration.tick))
+        let tick = Int64(clamping: elapsed.wholeMultiples(of: configuration.resolution))
         let nanoseconds = (try? self.nanoseconds(instant)) ?? .max
         return (tick, nanoseconds)
     }
@@ -30,7 +30,7 @@ extension TimingWheel {
         state.armToken &+= 1
         let token = state.armToken
         state.armedTick = tick
-        let instant = origin + configuration.tick * tick
+        let instant = origin + configuration.resolution * tick
         if let system {
             let armed = system.schedule(at: instant, leeway: .zero, clock: configuration.clock, target: .wheel(driver))
             state.armed = armed

@@ -13,7 +13,7 @@ import TempoLocks
 /// that, use a ``ShardedTimingWheel``.
 ///
 /// **Timing.** Each timer stores its exact deadline (to the nanosecond, rounded up) and fires at the first
-/// tick boundary at or after it: never early, and at most one ``Configuration/tick`` late plus the
+/// tick boundary at or after it: never early, and at most one ``Configuration/resolution`` late plus the
 /// scheduler's latency, however far out it was armed. A deadline that has already passed fires in the
 /// next batch, as soon as possible. Timers due in the same driver run form one batch, delivered in
 /// deadline order (equal deadlines in the order the timers were armed).
@@ -148,7 +148,7 @@ public final class TimingWheel: Sendable {
             usesPool = false
         }
         origin = scheduler.now(configuration.clock)
-        tickNanoseconds = configuration.tick.nanoseconds(rounded: .down)
+        tickNanoseconds = configuration.resolution.nanoseconds(rounded: .down)
         let core = WheelCore(tickNanoseconds: tickNanoseconds, initialCapacity: configuration.initialCapacity)
         state = TempoMutex(State(core: core))
         driver.wheel = self

@@ -5,7 +5,7 @@ extension LatencyProbe {
     /// arms the next slot (the wheel's timers are one-shot).
     static func runWheel(_ recorder: LatencyRecorder, progress: (Double) -> Void) throws(TempoError) {
         let wheel = try TimingWheel(
-            configuration: TimingWheel.Configuration(tick: .microseconds(1), delivery: .immediate))
+            configuration: TimingWheel.Configuration(resolution: .microseconds(1), delivery: .immediate))
         let ticker = WheelTicker(wheel: wheel, recorder: recorder)
         try ticker.arm(slot: 1)
         recorder.waitUntilDone(progress: progress)

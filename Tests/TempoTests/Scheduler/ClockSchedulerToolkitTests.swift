@@ -114,7 +114,7 @@ import Testing
         let log = log
         do {
             let wheel = try TimingWheel(
-                configuration: .init(tick: .milliseconds(100), delivery: .immediate), scheduler: scheduler)
+                configuration: .init(resolution: .milliseconds(100), delivery: .immediate), scheduler: scheduler)
             _ = try wheel.schedule(after: .milliseconds(500)) { log.record("first") }
             _ = try wheel.schedule(after: .milliseconds(1000)) { log.record("second") }
             #expect(await step(.milliseconds(500), expecting: 1))

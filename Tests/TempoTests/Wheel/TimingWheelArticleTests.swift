@@ -34,7 +34,7 @@ final class IdleTimeouts: Sendable {
     ) throws {
         self.idle = idle
         reaper = Reaper(onIdle: onIdle)
-        let configuration = TimingWheel.Configuration(tick: .milliseconds(10))
+        let configuration = TimingWheel.Configuration(resolution: .milliseconds(10))
         wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: reaper)
     }
 

@@ -56,7 +56,7 @@ import Testing
     @Test func overflowTimersOnANanosecondTickFireExactly() throws {
         let clock = VirtualClock()
         let log = ValueLog(clock: clock)
-        let configuration = TimingWheel.Configuration(tick: .nanoseconds(1), delivery: .immediate)
+        let configuration = TimingWheel.Configuration(resolution: .nanoseconds(1), delivery: .immediate)
         let wheel = try TimingWheel(configuration: configuration, scheduler: clock, handler: log)
         // 2^36 ns is about 68.7 s: these sit beyond the levels' reach when armed.
         try wheel.schedule(at: TimerInstant(offset: .seconds(200) + .nanoseconds(3)), value: 2)
@@ -220,7 +220,7 @@ import Testing
         }
         for tick in [Duration.zero, .nanoseconds(-1), .nanoseconds(1) / 2, .nanoseconds(3) / 2] {
             do {
-                _ = try TimingWheel(configuration: .init(tick: tick), scheduler: clock)
+                _ = try TimingWheel(configuration: .init(resolution: tick), scheduler: clock)
                 Issue.record("tick \(tick) was accepted")
             } catch {
                 #expect(error.code == .invalidInterval)

@@ -63,7 +63,7 @@ private final class Reticker: TimingWheelHandler, @unchecked Sendable {
     nonisolated(unsafe) var wheel: TimingWheel?
 
     init(delivery: TimerDelivery) throws {
-        let configuration = TimingWheel.Configuration(tick: .milliseconds(1), delivery: delivery)
+        let configuration = TimingWheel.Configuration(resolution: .milliseconds(1), delivery: delivery)
         wheel = try TimingWheel(configuration: configuration, handler: self)
     }
 

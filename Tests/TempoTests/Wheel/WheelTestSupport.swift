@@ -96,5 +96,5 @@ struct SeededGenerator: RandomNumberGenerator {
 
 extension TimingWheel.Configuration {
     /// A 1 ms wheel that runs callbacks on the driver thread: with `VirtualClock`, inside `advance`.
-    static let immediate = TimingWheel.Configuration(tick: .milliseconds(1), delivery: .immediate)
+    static let immediate = TimingWheel.Configuration(resolution: .milliseconds(1), delivery: .immediate)
 }

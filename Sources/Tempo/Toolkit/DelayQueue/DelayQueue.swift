@@ -11,7 +11,7 @@ import TempoLocks
 /// ```
 ///
 /// **Timing.** Each entry has a ``TimingWheel`` timer. It becomes due at the first tick boundary at or after its
-/// deadline: never early, at most one ``TimingWheel/Configuration/tick`` late plus the scheduler's latency. A
+/// deadline: never early, at most one ``TimingWheel/Configuration/resolution`` late plus the scheduler's latency. A
 /// deadline that has passed is due in the wheel's next batch. Due entries leave the queue and are appended to
 /// ``expired`` in deadline order (equal deadlines in insertion order); an entry removed or moved before it is due
 /// is not delivered at its old deadline. Each entry is delivered at most once.

@@ -18,7 +18,7 @@ public import Synchronization
 ///
 /// **Expiry.** Each entry has a ``TimingWheel`` timer, due its time to live after it was last set or touched. The
 /// wheel expires the entry at the first tick boundary at or after that deadline: never early, at most one
-/// ``TimingWheel/Configuration/tick`` late plus the scheduler's latency. Until then the entry is readable; once
+/// ``TimingWheel/Configuration/resolution`` late plus the scheduler's latency. Until then the entry is readable; once
 /// expired it is gone and `onExpire` is called with its key and value, exactly once. An entry that is removed or
 /// replaced does not expire (its `onExpire` is not called); one touched or replaced while its expiry is being
 /// delivered stays, with its new deadline. Expiry work is proportional to the entries that expire: the wheel never

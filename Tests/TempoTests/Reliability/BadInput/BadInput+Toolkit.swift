@@ -99,8 +99,8 @@ extension BadInput {
             TempoError.maximumDuration + .nanoseconds(1),
         ] {
             rows.append(
-                BadInput("TimingWheel(tick: \(tick))", .invalidInterval, value: tick.exactDescription) {
-                    _ = try TimingWheel(configuration: .init(tick: tick), scheduler: VirtualClock())
+                BadInput("TimingWheel(resolution: \(tick))", .invalidInterval, value: tick.exactDescription) {
+                    _ = try TimingWheel(configuration: .init(resolution: tick), scheduler: VirtualClock())
                 }
             )
         }

@@ -159,7 +159,7 @@ import Testing
         }
         for _ in 0..<Fuzzer.cases {
             let configuration = TimingWheel.Configuration(
-                tick: fuzz.chance(70) ? .milliseconds(1) : fuzz.duration(), delivery: .immediate,
+                resolution: fuzz.chance(70) ? .milliseconds(1) : fuzz.duration(), delivery: .immediate,
                 initialCapacity: fuzz.chance(70) ? 16 : fuzz.count())
             guard let wheel = try? TimingWheel(configuration: configuration, scheduler: clock, handler: handler) else {
                 continue

@@ -113,7 +113,7 @@ extension LeakScenario {
         },
         virtual("timing wheel timers fired, cancelled, and dropped with the wheel") { clock, tracker in
             let wheel = tracker.track(
-                "wheel", try TimingWheel(configuration: .init(tick: .milliseconds(1)), scheduler: clock))
+                "wheel", try TimingWheel(configuration: .init(resolution: .milliseconds(1)), scheduler: clock))
             let fired = tracker.canary("fired wheel timer capture")
             let cancelled = tracker.canary("cancelled wheel timer capture")
             let pending = tracker.canary("pending wheel timer capture")
@@ -130,7 +130,7 @@ extension LeakScenario {
             registry.cancelAll()
         },
         real("timing wheel on the real scheduler, dropped") { tracker in
-            let wheel = tracker.track("wheel", try TimingWheel(configuration: .init(tick: .microseconds(100))))
+            let wheel = tracker.track("wheel", try TimingWheel(configuration: .init(resolution: .microseconds(100))))
             let capture = tracker.canary("wheel timer capture")
             for delay in [100, 200, 50_000_000] {
                 try wheel.schedule(after: .microseconds(delay)) { withExtendedLifetime(capture) {} }

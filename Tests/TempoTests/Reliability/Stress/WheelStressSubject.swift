@@ -7,7 +7,7 @@ extension ToolkitStressSubjects {
     static func wheel() -> ClosureSubject {
         let recorder = SubjectRecorder()
         let probe = recorder.probe("TimingWheel callbacks")
-        let wheel = try! TimingWheel(configuration: .init(tick: .microseconds(100)))
+        let wheel = try! TimingWheel(configuration: .init(resolution: .microseconds(100)))
         let timers = Shared<[Int: WheelEntry]>([:])
         let fired = Shared<Set<Int>>([])
         let nextID = Atomic<Int>(0)
