@@ -19,7 +19,8 @@ import Testing
         let clock = VirtualClock()
         let log = ValueLog(clock: clock)
         let wheel = try TimingWheel(
-            configuration: .init(resolution: .milliseconds(1), delivery: .immediate, initialCapacity: 0), scheduler: clock,
+            configuration: .init(resolution: .milliseconds(1), delivery: .immediate, initialCapacity: 0),
+            scheduler: clock,
             handler: log)
         var handles: [TimingWheel.Handle] = []
         for value in 0..<5_000 {
