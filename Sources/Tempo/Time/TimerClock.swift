@@ -15,6 +15,19 @@
 ///
 /// The Apple rows describe the mapping the code uses; Tempo's tests run on Linux only.
 ///
+/// ## The names that say "clock"
+/// Each public one is a clock, or a scheduler named after the clock that drives it; the word means a source of time
+/// every time:
+/// - `TimerClock` (this type) says *which* of the three system clocks a deadline is on; it is what every `clock:`
+///   argument of a timer, schedule, wheel or toolkit type takes.
+/// - ``TempoClock`` is a Swift `Clock` (for `Task.sleep`, `AsyncTickSequence`) reading one `TimerClock` through a
+///   ``TimerScheduler``, so async code runs on virtual time in tests.
+/// - ``ClockScheduler`` is a ``TimerScheduler`` driven by any Swift `Clock` (the `clock:` of its initializer is that
+///   `Clock`).
+/// - TempoTesting's `VirtualClock` is a scheduler and a Swift `Clock` of virtual time.
+///
+/// The engine's `PlatformClock` and `ClockDriver` are internal.
+///
 /// `TimerClock` is a value type and is `Sendable`.
 public enum TimerClock: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Time since boot, stopped while the machine sleeps.
