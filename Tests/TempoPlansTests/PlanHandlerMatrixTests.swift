@@ -19,10 +19,22 @@ import Testing
         func add(_ fire: PlanFire) { fires.withLock { $0.append(fire.index) } }
     }
 
+    /// The plan timers a `.timer` handler received, by identity and with their state at the call (not the timers: a
+    /// handler holding its own timer would be a cycle).
     final class Timers: Sendable {
-        private let timers = TempoMutex<[PlanTimer]>([])
-        var all: [PlanTimer] { timers.withLock { $0 } }
-        func add(_ timer: PlanTimer) { timers.withLock { $0.append(timer) } }
+        struct Seen: Sendable {
+            let id: ObjectIdentifier
+            let wasRunning: Bool
+            let fireCount: Int
+        }
+
+        private let seen = TempoMutex<[Seen]>([])
+        var all: [Seen] { seen.withLock { $0 } }
+        func add(_ timer: PlanTimer) {
+            let entry = Seen(
+                id: ObjectIdentifier(timer), wasRunning: timer.state == .running, fireCount: timer.fireCount)
+            seen.withLock { $0.append(entry) }
+        }
     }
 
     /// Every second from the clock's wall start.
@@ -69,8 +81,9 @@ import Testing
             // The handler received the plan timer that fired: the one created, or the registry's entry.
             let timers = seen.all
             #expect(timers.count == 2)
-            #expect(timers.allSatisfy { $0.state == .running && $0.fireCount >= 1 })
-            if let planTimer { #expect(timers.allSatisfy { $0 === planTimer }) }
+            #expect(timers.allSatisfy { $0.wasRunning && $0.fireCount >= 1 })
+            #expect(Set(timers.map(\.id)).count == 1)
+            if let planTimer { #expect(timers.allSatisfy { $0.id == ObjectIdentifier(planTimer) }) }
         }
         planTimer?.cancel()
         registry.cancelAll()
