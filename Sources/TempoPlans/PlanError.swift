@@ -34,7 +34,7 @@ public struct PlanError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidKey = Code("invalidKey")
         /// A date that is not finite or lies outside the range plans can represent (see ``Plan``).
         public static let invalidDate = Code("invalidDate")
-        /// An argument that does not fit the others: a `PlanHandler.mainActor(_:)` handler with a delivery other
+        /// An argument that does not fit the others: a ``PlanHandler/mainActor(_:)`` handler with a delivery other
         /// than the default or the main queue.
         public static let invalidArgument = Code("invalidArgument")
 

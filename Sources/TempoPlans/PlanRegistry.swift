@@ -17,7 +17,7 @@ public import Tempo
 ///   (before `schedule` returns) the old one is cancelled and its handler no longer starts.
 /// - **Finishing**: an entry whose plan has no more dates leaves the registry (``contains(_:)``, ``keys`` and
 ///   ``count`` no longer see it).
-/// - **Weak targets**: an entry made with `PlanHandler.weak(_:_:)` leaves the registry when its target dies: at
+/// - **Weak targets**: an entry made with ``PlanHandler/weak(_:_:)`` leaves the registry when its target dies: at
 ///   once for ``contains(_:)``, ``keys`` and ``count``, and its plan timer is cancelled on its next fire at the latest.
 ///
 /// ## Thread safety
@@ -55,7 +55,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
 
     /// Runs `plan` under `key`, replacing (and cancelling) the key's timer. The timer starts at once.
     ///
-    /// A `PlanHandler.timer(_:)` handler receives the key's plan timer; a `PlanHandler.weak(_:_:)` entry leaves
+    /// A ``PlanHandler/timer(_:)`` handler receives the key's plan timer; a ``PlanHandler/weak(_:_:)`` entry leaves
     /// the registry when its target dies.
     ///
     /// - Parameters:
@@ -83,7 +83,11 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         let id = storage.makeID()
         // Handler runs check that the entry is still current, so a replaced timer never runs user code once its
         // replacement is in the registry.
-        let entryHandler = handler.withTimer
+        let entryHandler: @Sendable (PlanTimer, PlanFire) -> Void
+        switch handler.body {
+        case .fire(let body): entryHandler = { _, fire in body(fire) }
+        case .timer(let body): entryHandler = body
+        }
         let current = PlanHandler(
             body: .timer { [storage] timer, fire in
                 guard storage.isCurrent(key, id: id) else { return }

@@ -111,7 +111,7 @@ public final class PlanTimer: Sendable {
     public let latePolicy: LateTickPolicy
     /// How late past a date the fire may run so that wakeups can be batched.
     public let leeway: Duration
-    /// Where handlers run (the main queue for a `PlanHandler.mainActor(_:)` handler).
+    /// Where handlers run (the main queue for a ``PlanHandler/mainActor(_:)`` handler).
     public let delivery: TimerDelivery
     private let scheduler: any TimerScheduler
     private let handler: PlanHandler
@@ -253,7 +253,7 @@ public final class PlanTimer: Sendable {
                     planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index,
                     missedIsLowerBound: missedIsLowerBound)
                 switch handler.body {
-                case .event(let body): body(fire)
+                case .fire(let body): body(fire)
                 case .timer(let body): body(self, fire)
                 }
             case .wait:

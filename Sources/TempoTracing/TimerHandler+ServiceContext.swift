@@ -1,10 +1,10 @@
 import Instrumentation
 public import Tempo
 
-extension TimerEventHandler {
-    /// A handler that runs `body` inside the `ServiceContext` that was current where the handler was made (where the
-    /// timer, plan timer or registry entry is created), so that traces, baggage and loggers that read the context
-    /// follow the timer onto Tempo's threads. For a `TimerHandler` and for TempoPlans' `PlanHandler` alike.
+extension TimerHandler {
+    /// A tick handler that runs `body` inside the `ServiceContext` that was current where the handler was made (where
+    /// the timer is created and armed), so that traces, baggage and loggers that read the context follow the timer
+    /// onto Tempo's threads.
     ///
     /// ```swift
     /// let timer = try TempoTimer(.every(.seconds(5)), handler: .inCurrentServiceContext { tick in
@@ -15,10 +15,12 @@ extension TimerEventHandler {
     /// The context is captured once, when this is called; `nil` when no context was current (the handler then runs
     /// with none). Timing and thread are the timer's: only the task-local context is set around `body`.
     ///
-    /// - Parameter body: Called for each tick or fire.
+    /// - Parameter body: Called for each tick.
     /// - Returns: The handler.
-    public static func inCurrentServiceContext(_ body: @escaping @Sendable (Event) -> Void) -> Self {
+    public static func inCurrentServiceContext(_ body: @escaping @Sendable (TimerTick) -> Void) -> TimerHandler {
         let context = ServiceContext.current
-        return Self(body: .event { event in ServiceContext.withValue(context) { body(event) } })
+        return .tick { tick in
+            ServiceContext.withValue(context) { body(tick) }
+        }
     }
 }

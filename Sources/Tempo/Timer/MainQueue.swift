@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Tells the main queue apart from other queues, for ``TimerEventHandler/mainActor(_:)``.
+/// Tells the main queue apart from other queues, for ``TimerHandler/mainActor(_:)``.
 enum MainQueue {
     /// Whether `queue` is the main queue (`DispatchQueue.main` returns a new wrapper object on each call on
     /// Linux, so identity cannot tell; a queue-specific value set on the main queue can).

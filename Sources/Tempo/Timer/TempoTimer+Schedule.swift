@@ -27,7 +27,7 @@ extension TempoTimer {
         let delivery = try handler?.delivery(for: schedule) ?? schedule.delivery
         let configuration = try schedule.configuration(delivery: delivery) { scheduler.now(schedule.clock) }
         switch handler?.body {
-        case .event(let body):
+        case .tick(let body):
             try self.init(
                 configuration: configuration, scheduler: scheduler, targetIsAlive: handler?.targetIsAlive,
                 handler: body)
@@ -40,7 +40,7 @@ extension TempoTimer {
     }
 
     /// Creates an idle timer that calls `body` with each tick: ``init(_:scheduler:handler:)`` with
-    /// ``TimerEventHandler/tick(_:)``, as a trailing closure.
+    /// ``TimerHandler/tick(_:)``, as a trailing closure.
     ///
     /// - Parameters:
     ///   - schedule: When the timer ticks.
@@ -56,7 +56,7 @@ extension TempoTimer {
     }
 
     /// Creates an idle timer that calls `body` with itself and each tick: ``init(_:scheduler:handler:)`` with
-    /// ``TimerEventHandler/timer(_:)``, as a trailing closure.
+    /// ``TimerHandler/timer(_:)``, as a trailing closure.
     ///
     /// - Parameters:
     ///   - schedule: When the timer ticks.

@@ -31,7 +31,7 @@ import TempoLocks
 /// to hold it for it to fire, and releasing your last reference does not stop it (call ``cancel()``).
 /// An idle or paused timer is kept alive only by your references. The timer never retains anything
 /// but its handlers; to avoid keeping an owner alive through a handler, capture it weakly or use
-/// a ``TimerEventHandler/weak(_:_:)`` handler,
+/// a ``TimerHandler/weak(_:_:)`` handler,
 /// which ends the timer on the first tick after the target died.
 ///
 /// ## Thread safety

@@ -28,7 +28,7 @@ public struct TimerSchedule: Sendable {
     public var leeway: Duration
     /// What happens to ticks missed while the timer could not run (one-shots have nothing to miss).
     public var latePolicy: LateTickPolicy
-    /// Where handlers run (a ``TimerEventHandler/mainActor(_:)`` handler runs on the main actor whatever this says, and
+    /// Where handlers run (a ``TimerHandler/mainActor(_:)`` handler runs on the main actor whatever this says, and
     /// accepts only the default or the main queue here).
     public var delivery: TimerDelivery
     /// The clock deadlines are measured on.

@@ -1,5 +1,5 @@
 /// A handler bound to a target it holds weakly: the one implementation behind every `target:` and `owner:` form
-/// of the toolkit (``TimerEventHandler/weak(_:_:)``, taken by ``TempoTimer``, ``TimerRegistry`` and ``SharedTicker``, and TempoPlans'
+/// of the toolkit (``TimerHandler/weak(_:_:)``, taken by ``TempoTimer``, ``TimerRegistry`` and ``SharedTicker``, and TempoPlans'
 /// `PlanHandler.weak(_:_:)`).
 ///
 /// `handler` passes the live target on, and does nothing once it died; `isAlive` tells its owner when to drop

@@ -76,7 +76,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     /// ```
     ///
     /// Timing is the schedule's (see ``TimerSchedule``); see the type's documentation for what replacing
-    /// guarantees. A ``TimerEventHandler/timer(_:)`` handler receives the key's timer; a ``TimerEventHandler/weak(_:_:)``
+    /// guarantees. A ``TimerHandler/timer(_:)`` handler receives the key's timer; a ``TimerHandler/weak(_:_:)``
     /// entry leaves the registry when its target dies.
     ///
     /// - Parameters:
@@ -97,7 +97,11 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         let id = storage.makeID()
         // Handler runs check that the entry is still current, so a replaced timer never runs user code
         // once its replacement is in the registry.
-        let entryHandler = handler.withTimer
+        let entryHandler: TempoTimer.TimerAwareHandler
+        switch handler.body {
+        case .tick(let body): entryHandler = { _, tick in body(tick) }
+        case .timer(let body): entryHandler = body
+        }
         let timer = try TempoTimer(
             configuration: configuration, scheduler: scheduler, targetIsAlive: handler.targetIsAlive, handler: nil)
         timer.addObserver { timer, tick in
@@ -113,7 +117,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Schedules a timer under `key` that calls `body` with each tick: ``schedule(_:_:handler:)`` with
-    /// ``TimerEventHandler/tick(_:)``, as a trailing closure.
+    /// ``TimerHandler/tick(_:)``, as a trailing closure.
     ///
     /// - Parameters:
     ///   - key: The key; an empty collection is rejected.
@@ -129,7 +133,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Schedules a timer under `key` that calls `body` with its timer and each tick: ``schedule(_:_:handler:)``
-    /// with ``TimerEventHandler/timer(_:)``, as a trailing closure.
+    /// with ``TimerHandler/timer(_:)``, as a trailing closure.
     ///
     /// - Parameters:
     ///   - key: The key; an empty collection is rejected.

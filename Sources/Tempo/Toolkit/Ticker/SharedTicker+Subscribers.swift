@@ -3,10 +3,10 @@ import Synchronization
 extension SharedTicker {
     /// Subscribes `handler` to every `every`-th tick; the first subscriber starts the ticker's timer.
     ///
-    /// A ``TimerEventHandler/tick(_:)``, ``TimerEventHandler/timer(_:)`` or ``TimerEventHandler/mainActor(_:)`` subscription
-    /// ends when ``TickerSubscription/cancel()`` is called or the token is released; a ``TimerEventHandler/weak(_:_:)``
-    /// one when its target dies or on `cancel()` (releasing the token does not end it). A ``TimerEventHandler/timer(_:)``
-    /// handler receives the ticker's shared timer. A ``TimerEventHandler/mainActor(_:)`` handler needs a ticker whose
+    /// A ``TimerHandler/tick(_:)``, ``TimerHandler/timer(_:)`` or ``TimerHandler/mainActor(_:)`` subscription
+    /// ends when ``TickerSubscription/cancel()`` is called or the token is released; a ``TimerHandler/weak(_:_:)``
+    /// one when its target dies or on `cancel()` (releasing the token does not end it). A ``TimerHandler/timer(_:)``
+    /// handler receives the ticker's shared timer. A ``TimerHandler/mainActor(_:)`` handler needs a ticker whose
     /// schedule delivers on the main queue (`delivery: .queue(.main)`).
     ///
     /// - Parameters:
@@ -29,7 +29,7 @@ extension SharedTicker {
         }
         let body: TempoTimer.Handler
         switch handler.body {
-        case .event(let tick): body = tick
+        case .tick(let tick): body = tick
         case .timer(let withTimer):
             let timer = timer
             body = { tick in withTimer(timer, tick) }
@@ -44,7 +44,7 @@ extension SharedTicker {
     /// Once this returns, the subscription `id` had before is ended (its handler is not called again, except for a
     /// call another thread had already begun). Timing and handlers as for ``subscribe(every:handler:)``; releasing
     /// the token does not end the subscription (a later subscription under `id`, ``TickerSubscription/cancel()`` or
-    /// a ``TimerEventHandler/weak(_:_:)`` target's death does).
+    /// a ``TimerHandler/weak(_:_:)`` target's death does).
     ///
     /// - Parameters:
     ///   - id: The subscriber's identity.
@@ -64,7 +64,7 @@ extension SharedTicker {
         return TickerSubscription(ticker: self, id: subscription.detach(), endsOnRelease: false)
     }
 
-    /// Subscribes `body` to every `every`-th tick: ``subscribe(every:handler:)`` with ``TimerEventHandler/tick(_:)``,
+    /// Subscribes `body` to every `every`-th tick: ``subscribe(every:handler:)`` with ``TimerHandler/tick(_:)``,
     /// as a trailing closure. The subscription ends on cancel or when the token is released.
     ///
     /// - Parameters:

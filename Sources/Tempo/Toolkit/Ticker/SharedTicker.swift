@@ -31,7 +31,7 @@ import TempoLocks
 ///
 /// ## Ending a subscription
 /// A ``TickerSubscription`` ends when you call ``TickerSubscription/cancel()`` or release the token. A
-/// subscription with a ``TimerEventHandler/weak(_:_:)`` handler (``subscribe(every:handler:)``) ends when the owner dies: the owner needs
+/// subscription with a ``TimerHandler/weak(_:_:)`` handler (``subscribe(every:handler:)``) ends when the owner dies: the owner needs
 /// no cleanup code. Tokens keep the ticker alive; keep a reference to a ticker that has owner subscriptions.
 ///
 /// ## Cost
@@ -67,7 +67,7 @@ public final class SharedTicker: Sendable {
     /// - Parameters:
     ///   - schedule: The underlying timer's schedule: an ``TimerSchedule/every(_:repeats:first:leeway:latePolicy:delivery:clock:)``
     ///     schedule that repeats forever (its interval is the finest any subscriber gets). Its delivery is where
-    ///     every subscriber's handler runs (the main queue for ``TimerEventHandler/mainActor(_:)`` subscribers).
+    ///     every subscriber's handler runs (the main queue for ``TimerHandler/mainActor(_:)`` subscribers).
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     /// - Throws: ``TempoError`` when the interval or leeway is invalid, or with ``TempoError/Code/invalidArgument``
     ///   for a one-shot or finite schedule (a ticker ticks for as long as it has subscribers).
