@@ -18,9 +18,15 @@ extension PlanHandler {
     /// - Parameter body: Called for each fire.
     /// - Returns: The handler, for `PlanTimer` or `PlanRegistry`.
     public static func inCurrentServiceContext(_ body: @escaping @Sendable (PlanFire) -> Void) -> PlanHandler {
+        .fire(ServiceContext.boundToCurrent(body))
+    }
+}
+
+extension ServiceContext {
+    /// `body`, run inside the context current now: the one binding behind `TimerHandler` and `PlanHandler`'s
+    /// `inCurrentServiceContext(_:)`.
+    static func boundToCurrent<Event>(_ body: @escaping @Sendable (Event) -> Void) -> @Sendable (Event) -> Void {
         let context = ServiceContext.current
-        return .fire { fire in
-            ServiceContext.withValue(context) { body(fire) }
-        }
+        return { event in ServiceContext.withValue(context) { body(event) } }
     }
 }

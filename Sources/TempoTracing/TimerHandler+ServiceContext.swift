@@ -18,9 +18,6 @@ extension TimerHandler {
     /// - Parameter body: Called for each tick.
     /// - Returns: The handler.
     public static func inCurrentServiceContext(_ body: @escaping @Sendable (TimerTick) -> Void) -> TimerHandler {
-        let context = ServiceContext.current
-        return .tick { tick in
-            ServiceContext.withValue(context) { body(tick) }
-        }
+        .tick(ServiceContext.boundToCurrent(body))
     }
 }
