@@ -5,7 +5,7 @@ public import Tempo
 ///
 /// ```swift
 /// let jobs = PlanRegistry<String>()
-/// try jobs.schedule("nightly-backup", try Plan.cron("30 2 * * *", in: berlin)) { fire in backUp() }
+/// try jobs.schedule("nightly-backup", try Plan.cron("30 2 * * *", in: berlin), handler: .fire { _ in backUp() })
 /// jobs.nextDate(of: "nightly-backup")       // the date it waits for
 /// jobs.cancel("nightly-backup")
 /// ```
