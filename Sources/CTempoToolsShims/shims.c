@@ -1,11 +1,26 @@
-// The shims are header-only static inline functions, except the signal pipe below, which holds process-wide state.
+// The shims are header-only static inline functions, except the heap reading and the signal pipe below, which
+// hold process-wide state.
 #include "CTempoToolsShims.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+
+static pthread_mutex_t ctempo_heap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+uint64_t ctempo_heap_bytes_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    pthread_mutex_lock(&ctempo_heap_lock);
+    struct mallinfo2 info = mallinfo2();
+    pthread_mutex_unlock(&ctempo_heap_lock);
+    return (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
+#else
+    return 0;
+#endif
+}
 
 static volatile sig_atomic_t ctempo_signal_write_end = -1;
 static int ctempo_signal_read_end = -1;

@@ -56,15 +56,10 @@ static inline int ctempo_heap_bytes_available(void) {
 }
 
 /// Bytes the process has allocated with malloc and not freed (mallinfo2: `uordblks + hblkhd`), or 0 where
-/// ``ctempo_heap_bytes_available`` is 0.
-static inline uint64_t ctempo_heap_bytes_in_use(void) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    struct mallinfo2 info = mallinfo2();
-    return (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
-#else
-    return 0;
-#endif
-}
+/// ``ctempo_heap_bytes_available`` is 0. Safe to call from any thread: calls are serialized, because glibc sets its
+/// allocator up lazily on the first call when it has not been used yet (under AddressSanitizer, which replaces
+/// malloc), and two first calls at once crash in `int_mallinfo`.
+uint64_t ctempo_heap_bytes_in_use(void);
 
 /// Catches each of `signals` (`count` of them) with a handler that writes the signal's number, as one byte, to a
 /// pipe, and returns the pipe's read end (the same pipe on every call), or -1 with `errno` set. The handler is
