@@ -12,7 +12,7 @@ import Darwin
 ///
 /// The file holds `{"version": 1, "cursors": {"<job>": {"lastDate": …, "version": 1}}}`. Each job's cursor is
 /// decoded on its own, so one bad entry fails only that job. A file that is corrupt, truncated or from a newer
-/// version makes reads and writes throw ``JobStoreError`` naming the file and the job, and is never overwritten:
+/// version makes reads and writes throw ``JobError`` naming the file and the job, and is never overwritten:
 /// the other jobs' cursors in it are neither lost nor replaced. A missing file reads as no cursors; the first save
 /// creates it (not its folder).
 ///
@@ -37,10 +37,11 @@ public final class JSONFileJobStore: JobStore {
     ///
     /// - Parameter job: The job's name.
     /// - Returns: The cursor.
-    /// - Throws: ``JobStoreError`` naming the file and the job when the file cannot be read, is corrupt or
-    ///   truncated, or the file or the entry is of a newer version.
+    /// - Throws: ``JobError`` naming the file and the job: ``JobError/Code/unreadable`` when the file cannot be
+    ///   read, ``JobError/Code/corrupt`` when it is corrupt or truncated, ``JobError/Code/newerVersion`` when the
+    ///   file or the entry is of a newer version.
     public func cursor(for job: String) async throws -> JobCursor? {
-        try lock.withLock { _ throws(JobStoreError) -> JobCursor? in
+        try lock.withLock { _ throws(JobError) -> JobCursor? in
             guard let entries = try readEntries(job: job), let entry = entries[job] else { return nil }
             return try decode(entry, job: job)
         }
@@ -51,22 +52,24 @@ public final class JSONFileJobStore: JobStore {
     /// - Parameters:
     ///   - cursor: The cursor.
     ///   - job: The job's name.
-    /// - Throws: ``JobStoreError`` naming the file and the job when the file exists but cannot be read or is not
-    ///   valid (it is then left untouched), or cannot be written.
+    /// - Throws: ``JobError`` naming the file and the job: as ``cursor(for:)`` when the file exists but cannot be
+    ///   read or is not valid (it is then left untouched), ``JobError/Code/unwritable`` when it cannot be written.
     public func save(_ cursor: JobCursor, for job: String) async throws {
-        try lock.withLock { _ throws(JobStoreError) in
+        try lock.withLock { _ throws(JobError) in
             var entries = try readEntries(job: job) ?? [:]
             entries[job] = try encode(cursor, job: job)
             try write(["version": Self.formatVersion, "cursors": entries], job: job)
         }
     }
 
-    private func fail(_ code: JobStoreError.Code, job: String, _ message: String) -> JobStoreError {
-        JobStoreError(code, file: path, job: job, message: "\(path): \(message)")
+    /// An error that names the job and the file, for example `corrupt: job "report": /var/lib/app/jobs.json: not
+    /// valid JSON (corrupt or truncated, 12 bytes)`.
+    private func fail(_ code: JobError.Code, job: String, _ message: String) -> JobError {
+        JobError(code, job: job, message: "job \"\(job)\": \(path): \(message)")
     }
 
     /// The file's entries by job, or `nil` when there is no file.
-    private func readEntries(job: String) throws(JobStoreError) -> [String: Any]? {
+    private func readEntries(job: String) throws(JobError) -> [String: Any]? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw fail(.unreadable, job: job, "the file exists but cannot be read")
@@ -90,7 +93,7 @@ public final class JSONFileJobStore: JobStore {
         return entries
     }
 
-    private func decode(_ entry: Any, job: String) throws(JobStoreError) -> JobCursor {
+    private func decode(_ entry: Any, job: String) throws(JobError) -> JobCursor {
         let cursor: JobCursor
         do {
             let data = try JSONSerialization.data(withJSONObject: entry)
@@ -107,7 +110,7 @@ public final class JSONFileJobStore: JobStore {
         return cursor
     }
 
-    private func encode(_ cursor: JobCursor, job: String) throws(JobStoreError) -> Any {
+    private func encode(_ cursor: JobCursor, job: String) throws(JobError) -> Any {
         do {
             return try JSONSerialization.jsonObject(with: JSONEncoder().encode(cursor))
         } catch {
@@ -116,7 +119,7 @@ public final class JSONFileJobStore: JobStore {
     }
 
     /// Writes the whole file to a temporary file beside it, flushes it, and renames it over the file.
-    private func write(_ contents: [String: Any], job: String) throws(JobStoreError) {
+    private func write(_ contents: [String: Any], job: String) throws(JobError) {
         let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         do {
             let data = try JSONSerialization.data(withJSONObject: contents, options: [.sortedKeys])
@@ -126,7 +129,7 @@ public final class JSONFileJobStore: JobStore {
             let handle = try FileHandle(forUpdating: URL(fileURLWithPath: temporary))
             try handle.synchronize()
             try handle.close()
-        } catch let error as JobStoreError {
+        } catch let error as JobError {
             throw error
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)

@@ -1,9 +1,11 @@
-/// An error that TempoJobs throws for bad input at registration, for misuse of a scheduler, and for a run that
-/// ran out of time.
+/// The error of TempoJobs and of its stores and coordinators (TempoPostgres included): bad input at registration,
+/// misuse of a scheduler, a run that ran out of time, a job store whose contents or file cannot be used, and a
+/// store or coordinator configuration that cannot run.
 ///
-/// Every error names the job in ``job`` (when there is one) and the rejected value in ``message``, so a message
-/// reads like `duplicateName: a job named "report" is already registered`. Registration that throws changes
-/// nothing. New codes may be added in later versions, so switch over ``code`` with a `default` branch.
+/// Every error names the job in ``job`` (when there is one) and the rejected value (a file, a setting) in
+/// ``message``, so a message reads like `duplicateName: a job named "report" is already registered`. Registration
+/// that throws changes nothing. New codes may be added in later versions, so switch over ``code`` with a `default`
+/// branch.
 ///
 /// `JobError` is a value type and is `Sendable`.
 public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -32,6 +34,26 @@ public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let alreadyStarted = Code("alreadyStarted")
         /// A job was registered on a scheduler that is shutting down or has stopped.
         public static let schedulerStopped = Code("schedulerStopped")
+        /// A job store's file (or a job's entry in it) is not valid: corrupt or truncated JSON, or a cursor of the
+        /// wrong shape.
+        public static let corrupt = Code("corrupt")
+        /// A job store's file or a job's cursor was written by a newer version of TempoJobs.
+        public static let newerVersion = Code("newerVersion")
+        /// A job store's file exists but cannot be read, or its database did not answer a read (after the store's
+        /// retries).
+        public static let unreadable = Code("unreadable")
+        /// A job store's file cannot be written (or its temporary file cannot be renamed over it), or its database
+        /// did not take a write (after the store's retries).
+        public static let unwritable = Code("unwritable")
+        /// A store's or coordinator's configuration value is out of range (the message names it), for example a
+        /// lease or a retry delay that is not more than zero.
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        /// The database's schema has a version that this version of the store does not know.
+        public static let newerSchema = Code("newerSchema")
+        /// A call of a store or coordinator to its database got no answer in time (the server is down or
+        /// overloaded, or the pool has no connection); stores and coordinators retry it like any database error.
+        /// Not a run's timeout: that is ``timedOut``.
+        public static let storeTimedOut = Code("storeTimedOut")
 
         /// The code's name, for example `duplicateName`.
         public var description: String { name }

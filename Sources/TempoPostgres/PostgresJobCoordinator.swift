@@ -61,13 +61,13 @@ public final class PostgresJobCoordinator: JobCoordinator {
     ///   - client: The database's client.
     ///   - replica: This replica's name, recorded with its claims (for people reading the table).
     ///   - configuration: The lease and the retries.
-    /// - Throws: ``PostgresJobsError/Code/invalidConfiguration`` naming a lease that is not more than zero (a
+    /// - Throws: `JobError` `invalidConfiguration` naming a lease that is not more than zero (a
     ///   lease under a millisecond too) or a bad retry value.
     public init(client: PostgresClient, replica: String, configuration: Configuration = Configuration())
-        throws(PostgresJobsError)
+        throws(JobError)
     {
         guard configuration.lease >= .milliseconds(1) else {
-            throw PostgresJobsError(
+            throw JobError(
                 .invalidConfiguration, message: "the lease must be at least 1 ms, not \(configuration.lease)")
         }
         try configuration.retry.validate()

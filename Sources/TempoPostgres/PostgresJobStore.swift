@@ -8,7 +8,7 @@ public import TempoJobs
 /// plans from the cluster's cursor.
 ///
 /// A save never moves a job's cursor back: when two replicas write, the later date stays. Database errors are
-/// retried per ``PostgresRetry`` (each logged at warning level), then thrown as `JobStoreError`
+/// retried per ``PostgresRetry`` (each logged at warning level), then thrown as `JobError`
 /// (`unreadable` or `unwritable`, naming the table and the job), which the scheduler logs and goes on.
 /// Call ``PostgresSchema/migrate(on:logger:)`` first.
 ///
@@ -24,10 +24,8 @@ public struct PostgresJobStore: JobStore {
     ///   - client: The database's client.
     ///   - retry: How failed calls are retried (default: the defaults of ``PostgresRetry``).
     ///   - logger: Where retries are logged.
-    /// - Throws: ``PostgresJobsError/Code/invalidConfiguration`` naming a bad retry value.
-    public init(client: PostgresClient, retry: PostgresRetry = PostgresRetry(), logger: Logger)
-        throws(PostgresJobsError)
-    {
+    /// - Throws: `JobError` `invalidConfiguration` naming a bad retry value.
+    public init(client: PostgresClient, retry: PostgresRetry = PostgresRetry(), logger: Logger) throws(JobError) {
         try retry.validate()
         self.client = client
         self.retry = retry
@@ -38,7 +36,7 @@ public struct PostgresJobStore: JobStore {
     ///
     /// - Parameter job: The job's name.
     /// - Returns: The cursor.
-    /// - Throws: `JobStoreError` `unreadable` after the retries, `newerVersion` for a cursor of a newer version.
+    /// - Throws: `JobError` `unreadable` after the retries, `newerVersion` for a cursor of a newer version.
     public func cursor(for job: String) async throws -> JobCursor? {
         let row: (Date, Int64)?
         do {
@@ -50,14 +48,16 @@ public struct PostgresJobStore: JobStore {
                 return found
             }
         } catch {
-            throw JobStoreError(
-                .unreadable, file: "tempo_cursors", job: job, message: "cannot read: \(String(reflecting: error))")
+            throw JobError(
+                .unreadable, job: job,
+                message: "job \"\(job)\": tempo_cursors: cannot read: \(String(reflecting: error))")
         }
         guard let (date, version) = row else { return nil }
         guard version <= Int64(JobCursor.currentVersion) else {
-            throw JobStoreError(
-                .newerVersion, file: "tempo_cursors", job: job,
-                message: "cursor version \(version) is newer than \(JobCursor.currentVersion)")
+            throw JobError(
+                .newerVersion, job: job,
+                message: "job \"\(job)\": tempo_cursors: cursor version \(version) is newer than "
+                    + "\(JobCursor.currentVersion)")
         }
         return JobCursor(lastDate: date, version: Int(version))
     }
@@ -67,7 +67,7 @@ public struct PostgresJobStore: JobStore {
     /// - Parameters:
     ///   - cursor: The cursor.
     ///   - job: The job's name.
-    /// - Throws: `JobStoreError` `unwritable` after the retries.
+    /// - Throws: `JobError` `unwritable` after the retries.
     public func save(_ cursor: JobCursor, for job: String) async throws {
         do {
             try await retry.run("writing a cursor", logger: logger, metadata: ["job": "\(job)"]) {
@@ -79,8 +79,9 @@ public struct PostgresJobStore: JobStore {
                     """, logger: logger)
             }
         } catch {
-            throw JobStoreError(
-                .unwritable, file: "tempo_cursors", job: job, message: "cannot write: \(String(reflecting: error))")
+            throw JobError(
+                .unwritable, job: job,
+                message: "job \"\(job)\": tempo_cursors: cannot write: \(String(reflecting: error))")
         }
     }
 }

@@ -1,12 +1,13 @@
 #if Postgres
 import Logging
+import TempoJobs
 
 /// How database calls are retried: `attempts` tries in all, waiting `firstWait` after the first failure, then
 /// twice as long each time up to `maximumWait`; each failure is logged at warning level.
 ///
 /// Each try is bounded by `attemptTimeout`: postgres-nio's pool makes a query wait for a connection while the
 /// server is down, so without a bound an outage would be a silent wait. A try with no answer in time fails with
-/// ``PostgresJobsError/Code/timedOut`` (logged and retried like any error); its query is cancelled and left to
+/// `JobError` `storeTimedOut` (logged and retried like any error); its query is cancelled and left to
 /// end on its own, so a claim whose answer came too late stays unfinished and, once its lease ran out, is an
 /// abandoned date for the catch-up policy (see ``PostgresJobCoordinator``).
 ///
@@ -38,19 +39,19 @@ public struct PostgresRetry: Sendable, Hashable {
         self.attemptTimeout = attemptTimeout
     }
 
-    /// Throws ``PostgresJobsError/Code/invalidConfiguration`` naming a value out of range.
-    func validate() throws(PostgresJobsError) {
+    /// Throws `JobError` `invalidConfiguration` naming a value out of range.
+    func validate() throws(JobError) {
         guard attempts >= 1 else {
-            throw PostgresJobsError(
+            throw JobError(
                 .invalidConfiguration, message: "retry attempts must be at least 1, not \(attempts)")
         }
         guard firstWait >= .zero, maximumWait >= firstWait else {
-            throw PostgresJobsError(
+            throw JobError(
                 .invalidConfiguration,
                 message: "retry waits must satisfy 0 <= firstWait <= maximumWait, not \(firstWait) and \(maximumWait)")
         }
         guard attemptTimeout > .zero else {
-            throw PostgresJobsError(
+            throw JobError(
                 .invalidConfiguration,
                 message: "the retry's attempt timeout must be more than zero, not \(attemptTimeout)")
         }
@@ -85,14 +86,14 @@ public struct PostgresRetry: Sendable, Hashable {
     }
 }
 
-/// Runs `body` in a task of its own and returns its result, or throws ``PostgresJobsError/Code/timedOut`` when it
+/// Runs `body` in a task of its own and returns its result, or throws `JobError` `storeTimedOut` when it
 /// has not ended within `limit` (and `CancellationError` when the caller is cancelled). The body's task is then
 /// cancelled and left to end on its own: a query waiting for a connection of postgres-nio's pool may not end at
 /// once.
 func withTimeout<T: Sendable>(
     _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    let timeout = PostgresJobsError(.timedOut, message: "\(what) got no answer within \(limit)")
+    let timeout = JobError(.storeTimedOut, message: "\(what) got no answer within \(limit)")
     return try await withTimeout(limit, orThrow: timeout, body)
 }
 

@@ -1,6 +1,7 @@
 #if Postgres
 public import Logging
 public import PostgresNIO
+import TempoJobs
 
 /// The tables of TempoPostgres, created and migrated by ``migrate(on:logger:)``, with the version recorded in
 /// `tempo_schema`.
@@ -32,7 +33,7 @@ public enum PostgresSchema {
     ///   - client: A client whose `run()` is going.
     ///   - logger: Where each applied version is logged.
     /// - Returns: The version found before migrating (0 for an empty database).
-    /// - Throws: ``PostgresJobsError/Code/newerSchema`` naming the version when the database's is newer; the
+    /// - Throws: `JobError` `newerSchema` naming the version when the database's is newer; the
     ///   database's errors otherwise (nothing changes then).
     @discardableResult
     public static func migrate(on client: PostgresClient, logger: Logger) async throws -> Int {
@@ -40,7 +41,7 @@ public enum PostgresSchema {
             return try await migrateInTransaction(on: client, logger: logger)
         } catch let error as PostgresTransactionError {
             // postgres-nio wraps what the transaction's closure threw; a newer schema is this product's own error.
-            if let refusal = error.closureError as? PostgresJobsError { throw refusal }
+            if let refusal = error.closureError as? JobError { throw refusal }
             throw error
         }
     }
@@ -59,7 +60,7 @@ public enum PostgresSchema {
                 found = Int(version)
             }
             guard found <= currentVersion else {
-                throw PostgresJobsError(
+                throw JobError(
                     .newerSchema,
                     message:
                         "the database's schema is version \(found); this TempoPostgres knows up to \(currentVersion)")

@@ -30,7 +30,7 @@ import Testing
 
     /// Writes `text` as the file, then checks that reading and writing job "a" both throw `code` naming the file
     /// and the job, and that the file is left as it was.
-    private func expectRejected(_ text: String, code: JobStoreError.Code) async throws {
+    private func expectRejected(_ text: String, code: JobError.Code) async throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("jobs.json").path
@@ -44,9 +44,9 @@ import Testing
                     try await store.save(JobCursor(lastDate: wallDate(1)), for: "a")
                 }
                 Issue.record("\(operation) of \(text.prefix(40)) did not throw")
-            } catch let error as JobStoreError {
+            } catch let error as JobError {
                 #expect(error.code == code, "\(operation): \(error)")
-                #expect(error.file == path && error.job == "a")
+                #expect(error.message.contains(path) && error.job == "a")
                 #expect(error.description.contains(path) && error.description.contains("job \"a\""))
             }
         }
@@ -74,8 +74,8 @@ import Testing
             #"{"cursors":{"bad":{"lastDate":"soon"},"new":{"lastDate":1,"version":9},"ok":{"lastDate":5,"version":1}},"version":1}"#
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let store = JSONFileJobStore(path: path)
-        await #expect { try await store.cursor(for: "bad") } throws: { ($0 as? JobStoreError)?.code == .corrupt }
-        await #expect { try await store.cursor(for: "new") } throws: { ($0 as? JobStoreError)?.code == .newerVersion }
+        await #expect { try await store.cursor(for: "bad") } throws: { ($0 as? JobError)?.code == .corrupt }
+        await #expect { try await store.cursor(for: "new") } throws: { ($0 as? JobError)?.code == .newerVersion }
         #expect(try await store.cursor(for: "ok")?.lastDate == Date(timeIntervalSinceReferenceDate: 5))
         try await store.save(JobCursor(lastDate: wallDate(1)), for: "other")
         let saved = try String(contentsOfFile: path, encoding: .utf8)
@@ -88,8 +88,8 @@ import Testing
         await #expect {
             try await store.save(JobCursor(lastDate: wallDate(1)), for: "a")
         } throws: { error in
-            guard let error = error as? JobStoreError else { return false }
-            return error.code == .unwritable && error.file == path && error.job == "a"
+            guard let error = error as? JobError else { return false }
+            return error.code == .unwritable && error.message.contains(path) && error.job == "a"
         }
     }
 

@@ -198,7 +198,7 @@ extension PostgresTests {
 
         @Test func aLeaseUnderAMillisecondThrowsNamingIt() async throws {
             try await withDatabase(migrated: false) { _, client in
-                let error = #expect(throws: PostgresJobsError.self) {
+                let error = #expect(throws: JobError.self) {
                     try PostgresJobCoordinator(client: client, replica: "a", configuration: .init(lease: .zero))
                 }
                 #expect(error?.code == .invalidConfiguration)

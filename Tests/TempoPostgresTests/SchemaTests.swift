@@ -1,6 +1,7 @@
 #if Postgres
 import Logging
 import PostgresNIO
+import TempoJobs
 import TempoPostgres
 import Testing
 
@@ -35,7 +36,7 @@ extension PostgresTests {
                 try await step("recording version 7") {
                     try await client.query("INSERT INTO tempo_schema (version, applied_at) VALUES (7, now())")
                 }
-                let error = await #expect(throws: PostgresJobsError.self) {
+                let error = await #expect(throws: JobError.self) {
                     try await step("migrating") {
                         try await PostgresSchema.migrate(on: client, logger: Logger(label: "test"))
                     }

@@ -1,6 +1,7 @@
 #if Postgres
 import Foundation
 import Logging
+import PostgresNIO
 import TempoJobs
 import TempoPostgres
 import Testing
@@ -28,16 +29,37 @@ extension PostgresTests {
 
         @Test func badRetrySettingsThrowNamingTheValue() async throws {
             try await withDatabase(migrated: false) { _, client in
-                let error = #expect(throws: PostgresJobsError.self) {
+                let error = #expect(throws: JobError.self) {
                     try PostgresJobStore(client: client, retry: PostgresRetry(attempts: 0), logger: Logger(label: "a"))
                 }
                 #expect(error?.message.contains("not 0") == true)
-                let timeout = #expect(throws: PostgresJobsError.self) {
+                let timeout = #expect(throws: JobError.self) {
                     try PostgresJobStore(
                         client: client, retry: PostgresRetry(attemptTimeout: .zero), logger: Logger(label: "a"))
                 }
                 #expect(timeout?.message.contains("attempt timeout") == true)
             }
+        }
+    }
+}
+
+/// A database that never answers: no server behind the socket, so postgres-nio's pool keeps the query waiting for a
+/// connection. Needs no PostgreSQL binaries.
+@Suite struct NoAnswerTests {
+    @Test func aReadWithNoAnswerFailsAsUnreadableNamingTheStoreTimeoutNotARunTimeout() async throws {
+        let socket = "\(FileManager.default.temporaryDirectory.path)/no-server-\(UUID().uuidString)/.s.PGSQL.5432"
+        let configuration = PostgresClient.Configuration(
+            unixSocketPath: socket, username: "tempo", password: nil, database: "none")
+        try await withClient(configuration) { client in
+            let store = try PostgresJobStore(
+                client: client, retry: PostgresRetry(attempts: 1, attemptTimeout: .milliseconds(100)),
+                logger: Logger(label: "no-answer", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let error = await #expect(throws: JobError.self) { try await store.cursor(for: "report") }
+            #expect(error?.code == .unreadable)
+            #expect(error?.job == "report")
+            #expect(
+                error?.message.contains("storeTimedOut: reading a cursor got no answer") == true,
+                "\(String(describing: error))")
         }
     }
 }
