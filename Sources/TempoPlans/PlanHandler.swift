@@ -81,11 +81,7 @@ public struct PlanHandler: Sendable {
     /// - Parameter body: The handler.
     /// - Returns: The handler value.
     public static func mainActor(_ body: @escaping @MainActor (PlanFire) -> Void) -> PlanHandler {
-        let wrapped: @Sendable (PlanFire) -> Void = { fire in
-            // Delivery is on the main queue (checked when the handler is used), where the main actor runs.
-            MainActor.assumeIsolated { body(fire) }
-        }
-        return PlanHandler(body: .fire(wrapped), targetIsAlive: nil, runsOnMainActor: true)
+        PlanHandler(body: .fire(assumingMainActor(body)), targetIsAlive: nil, runsOnMainActor: true)
     }
 }
 

@@ -75,11 +75,7 @@ public struct TimerHandler: Sendable {
     /// - Parameter body: The handler.
     /// - Returns: The handler value.
     public static func mainActor(_ body: @escaping @MainActor (TimerTick) -> Void) -> TimerHandler {
-        let wrapped: @Sendable (TimerTick) -> Void = { tick in
-            // Delivery is on the main queue (checked when the handler is used), where the main actor runs.
-            MainActor.assumeIsolated { body(tick) }
-        }
-        return TimerHandler(body: .tick(wrapped), targetIsAlive: nil, runsOnMainActor: true)
+        TimerHandler(body: .tick(assumingMainActor(body)), targetIsAlive: nil, runsOnMainActor: true)
     }
 }
 

@@ -17,3 +17,16 @@ package struct WeakTarget<Argument: Sendable>: Sendable {
         }
     }
 }
+
+/// A main-actor handler as a `@Sendable` closure that runs it on the calling thread, asserting the main actor: the one
+/// implementation behind ``TimerHandler/mainActor(_:)`` and TempoPlans' `PlanHandler.mainActor(_:)`. Only for a
+/// delivery on the main queue (the handler values check it where they are used), where the main actor runs.
+///
+/// - Parameter body: The handler.
+/// - Returns: The closure; calling it off the main actor traps in `MainActor.assumeIsolated`.
+@inlinable
+package func assumingMainActor<Argument: Sendable>(
+    _ body: @escaping @MainActor (Argument) -> Void
+) -> @Sendable (Argument) -> Void {
+    { argument in MainActor.assumeIsolated { body(argument) } }
+}
