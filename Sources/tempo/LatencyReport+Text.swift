@@ -101,42 +101,32 @@ extension LatencyReport {
 
     /// A JSON object with the settings and one entry per backend (lateness in µs).
     func json() -> String {
-        func number(_ value: Double?) -> String {
-            guard let value, value.isFinite else { return "null" }
-            return String((value * 1000).rounded() / 1000)
-        }
         let entries = stats.map { stat in
-            let fields = [
-                "\"backend\": \"\(stat.backend.rawValue)\"",
-                "\"description\": \"\(stat.backend.summary)\"",
-                "\"ticks\": \(stat.ticks)",
-                "\"missed\": \(stat.missed)",
-                "\"early\": \(stat.early)",
-                "\"p50_us\": \(number(stat.p50))",
-                "\"p90_us\": \(number(stat.p90))",
-                "\"p99_us\": \(number(stat.p99))",
-                "\"p999_us\": \(number(stat.p999))",
-                "\"max_us\": \(number(stat.maxMicros))",
-                "\"min_us\": \(number(stat.minMicros))",
-                "\"drift_us\": \(number(stat.driftMicros))",
-                "\"p50_ratio_to_floor\": \(number(ratio(stat.p50, floor?.p50)))",
-                "\"p99_ratio_to_floor\": \(number(ratio(stat.p99, floor?.p99)))",
-                "\"wakeups_per_tick\": \(number(stat.wakeupsPerTick))",
-                "\"cpu_us_per_tick\": \(number(stat.cpuMicrosPerTick))",
-            ]
-            return "    {" + fields.joined(separator: ", ") + "}"
+            JSONReport.object([
+                "backend": .text(stat.backend.rawValue),
+                "description": .text(stat.backend.summary),
+                "ticks": .integer(stat.ticks),
+                "missed": .integer(stat.missed),
+                "early": .integer(stat.early),
+                "p50_us": .number(stat.p50),
+                "p90_us": .number(stat.p90),
+                "p99_us": .number(stat.p99),
+                "p999_us": .number(stat.p999),
+                "max_us": .number(stat.maxMicros),
+                "min_us": .number(stat.minMicros),
+                "drift_us": .number(stat.driftMicros),
+                "p50_ratio_to_floor": .number(ratio(stat.p50, floor?.p50)),
+                "p99_ratio_to_floor": .number(ratio(stat.p99, floor?.p99)),
+                "wakeups_per_tick": .number(stat.wakeupsPerTick),
+                "cpu_us_per_tick": .number(stat.cpuMicrosPerTick),
+            ])
         }
-        return """
-            {
-              "period_us": \(number(period.microseconds)),
-              "duration_us": \(number(duration.microseconds)),
-              "rounds": \(rounds),
-              "backends": [
-            \(entries.joined(separator: ",\n"))
-              ]
-            }
-
-            """
+        return JSONReport.document(
+            [
+                "period_us": .number(period.microseconds), "duration_us": .number(duration.microseconds),
+                "rounds": .integer(rounds),
+            ],
+            list: "backends", entries: entries)
     }
 }
 
