@@ -65,7 +65,7 @@ public final class JSONFileJobStore: JobStore {
     /// An error that names the job and the file, for example `corrupt: job "report": /var/lib/app/jobs.json: not
     /// valid JSON (corrupt or truncated, 12 bytes)`.
     private func fail(_ code: JobError.Code, job: String, _ message: String) -> JobError {
-        JobError(code, job: job, message: "job \"\(job)\": \(path): \(message)")
+        JobError.store(code, job: job, at: path, message)
     }
 
     /// The file's entries by job, or `nil` when there is no file.

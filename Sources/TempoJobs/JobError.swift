@@ -81,3 +81,11 @@ public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The code and the message, for example `timedOut: job "sync" ran longer than 30.0 seconds`.
     public var description: String { "\(code): \(message)" }
 }
+
+extension JobError {
+    /// An error of a job store, naming the job and then the store's file or table, as every store's errors read:
+    /// `corrupt: job "report": /var/lib/app/jobs.json: not valid JSON (corrupt or truncated, 12 bytes)`.
+    package static func store(_ code: Code, job: String, at location: String, _ message: String) -> JobError {
+        JobError(code, job: job, message: "job \"\(job)\": \(location): \(message)")
+    }
+}

@@ -48,16 +48,14 @@ public struct PostgresJobStore: JobStore {
                 return found
             }
         } catch {
-            throw JobError(
-                .unreadable, job: job,
-                message: "job \"\(job)\": tempo_cursors: cannot read: \(String(reflecting: error))")
+            throw JobError.store(
+                .unreadable, job: job, at: "tempo_cursors", "cannot read: \(String(reflecting: error))")
         }
         guard let (date, version) = row else { return nil }
         guard version <= Int64(JobCursor.currentVersion) else {
-            throw JobError(
-                .newerVersion, job: job,
-                message: "job \"\(job)\": tempo_cursors: cursor version \(version) is newer than "
-                    + "\(JobCursor.currentVersion)")
+            throw JobError.store(
+                .newerVersion, job: job, at: "tempo_cursors",
+                "cursor version \(version) is newer than \(JobCursor.currentVersion)")
         }
         return JobCursor(lastDate: date, version: Int(version))
     }
@@ -79,9 +77,8 @@ public struct PostgresJobStore: JobStore {
                     """, logger: logger)
             }
         } catch {
-            throw JobError(
-                .unwritable, job: job,
-                message: "job \"\(job)\": tempo_cursors: cannot write: \(String(reflecting: error))")
+            throw JobError.store(
+                .unwritable, job: job, at: "tempo_cursors", "cannot write: \(String(reflecting: error))")
         }
     }
 }
