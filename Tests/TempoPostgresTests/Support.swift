@@ -74,14 +74,28 @@ func withDatabase<T: Sendable>(
 }
 
 /// Runs `body` with a client of `configuration` whose `run()` goes on meanwhile, in a task of its own that is
-/// cancelled (closing the connections) when `body` returns or throws.
+/// cancelled when `body` returns or throws; its connections are closed (a bounded step) before this returns.
 func withClient<T: Sendable>(
     _ configuration: PostgresClient.Configuration, _ body: (PostgresClient) async throws -> T
 ) async throws -> T {
     let client = PostgresClient(configuration: configuration)
     let running = Task { await client.run() }
-    defer { running.cancel() }
-    return try await body(client)
+    let result: Result<T, any Error>
+    do {
+        result = .success(try await body(client))
+    } catch {
+        result = .failure(error)
+    }
+    running.cancel()
+    try await closed(running)
+    return try result.get()
+}
+
+/// Waits (at most 30 s) for a cancelled `PostgresClient.run()` task to end, so that no connection is still closing
+/// when the test goes on, its server is removed or the process exits: the replica processes that exited with a
+/// connection closing left NIO's objects of that channel to LeakSanitizer.
+func closed(_ running: Task<Void, Never>) async throws {
+    try await step("closing the client's connections", within: .seconds(30)) { await running.value }
 }
 
 /// The first column of every row of `query`, as integers.
