@@ -37,9 +37,7 @@ func benchMode(_ options: Options) async throws {
     let times = coordinator.sorted()
     scheduler.triggerGracefulShutdown()
     try await scheduling.value
-    // Ends the client's connections before the process exits, so no NIO channel is torn down mid-close.
-    running.cancel()
-    await running.value
+    await endClient(running)
     let runs = after.succeeded - before.succeeded
     let median = times.isEmpty ? .zero : times[times.count / 2]
     let p99 = times.isEmpty ? .zero : times[min(times.count - 1, times.count * 99 / 100)]

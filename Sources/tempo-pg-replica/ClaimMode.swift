@@ -20,8 +20,7 @@ func claimMode(_ arguments: [String]) async throws {
     let date = Date(timeIntervalSince1970: 1_800_000_000)
     guard let claim = await coordinator.claim(job: "report", plannedDate: date, logger: logger) else {
         say("refused")
-        running.cancel()
-        await running.value
+        await endClient(running)
         exit(1)
     }
     say("claimed \(claim.fencingToken)")
@@ -40,8 +39,6 @@ func claimMode(_ arguments: [String]) async throws {
     say("held \(await claim.isHeld())")
     await claim.release(succeeded: true)
     say("released")
-    // Ends the client's connections before the process exits, so no NIO channel is torn down mid-close.
-    running.cancel()
-    await running.value
+    await endClient(running)
 }
 #endif

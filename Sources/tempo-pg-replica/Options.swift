@@ -8,6 +8,13 @@ import PostgresNIO
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// Cancels the client's `run()` task and waits for it to end, so that the process exits with the client's connections
+/// closed: exiting while NIO still closed a channel left that channel's objects to LeakSanitizer.
+func endClient(_ running: Task<Void, Never>) async {
+    running.cancel()
+    await running.value
+}
+
 /// The arguments of the `run` and `bench` modes: three positional ones, then `--name value` pairs.
 struct Options {
     let socket: String

@@ -62,9 +62,7 @@ func runMode(_ options: Options) async throws {
         stats succeeded=\(stats.succeeded) failed=\(stats.failed) claimedElsewhere=\(stats.claimedElsewhere) \
         missed=\(stats.missed) overlapped=\(stats.skipped)
         """)
-    // Ends the client's connections before the process exits, so no NIO channel is torn down mid-close.
-    running.cancel()
-    await running.value
+    await endClient(running)
 }
 
 /// Milliseconds since 1970.

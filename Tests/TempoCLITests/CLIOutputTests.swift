@@ -58,6 +58,7 @@ import Glibc
                     seenWhileRunning.set()
                     break
                 }
+                // Real time: polls a child process's output file every 10 ms, up to 60 s on a loaded machine.
                 usleep(10_000)
             }
             kill(process.processIdentifier, signal)

@@ -17,7 +17,7 @@ import Glibc
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: path) {
             guard Date() < deadline else { return false }
-            usleep(10_000)
+            usleep(10_000)  // real time: the child process creates the file
         }
         return true
     }

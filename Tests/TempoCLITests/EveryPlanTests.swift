@@ -33,6 +33,7 @@ import Glibc
             let output = try await TempoBinary.run(
                 ["every", "--cron", "@yearly", "--", "true"], timeout: 60, leakCheckAtExit: false
             ) { process in
+                // Real time: the signal must land at this moment of a child process's start.
                 usleep(useconds_t(delayMilliseconds * 1_000))
                 kill(process.processIdentifier, SIGTERM)
             }

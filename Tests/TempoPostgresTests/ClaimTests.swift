@@ -169,7 +169,7 @@ extension PostgresTests {
                 try await Task.sleep(for: .seconds(1))
                 #expect(log.count("cannot renew") == renewals)
                 try await step("releasing") { await taken.release(succeeded: true) }
-                try await closed(running)
+                try await endClient(running)
             }
         }
 

@@ -74,27 +74,31 @@ func withDatabase<T: Sendable>(
 }
 
 /// Runs `body` with a client of `configuration` whose `run()` goes on meanwhile, in a task of its own that is
-/// cancelled when `body` returns or throws; its connections are closed (a bounded step) before this returns.
+/// ended (see ``endClient(_:)``) when `body` returns or throws. The body's error wins over the ending's.
 func withClient<T: Sendable>(
     _ configuration: PostgresClient.Configuration, _ body: (PostgresClient) async throws -> T
 ) async throws -> T {
     let client = PostgresClient(configuration: configuration)
     let running = Task { await client.run() }
-    let result: Result<T, any Error>
+    var outcome: Result<T, any Error>
     do {
-        result = .success(try await body(client))
+        outcome = .success(try await body(client))
     } catch {
-        result = .failure(error)
+        outcome = .failure(error)
     }
-    running.cancel()
-    try await closed(running)
-    return try result.get()
+    do {
+        try await endClient(running)
+    } catch {
+        if case .success = outcome { outcome = .failure(error) }
+    }
+    return try outcome.get()
 }
 
-/// Waits (at most 30 s) for a cancelled `PostgresClient.run()` task to end, so that no connection is still closing
-/// when the test goes on, its server is removed or the process exits: the replica processes that exited with a
-/// connection closing left NIO's objects of that channel to LeakSanitizer.
-func closed(_ running: Task<Void, Never>) async throws {
+/// Cancels a `PostgresClient.run()` task and waits (at most 30 s) for it to end, so that no connection is still
+/// closing when the test goes on, its server is removed or the process exits: the replica processes that exited with
+/// a connection closing left NIO's objects of that channel to LeakSanitizer.
+func endClient(_ running: Task<Void, Never>) async throws {
+    running.cancel()
     try await step("closing the client's connections", within: .seconds(30)) { await running.value }
 }
 
