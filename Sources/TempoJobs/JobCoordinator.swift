@@ -10,8 +10,10 @@ public import Logging
 /// before an at-least-once cursor is written).
 ///
 /// The default, ``LocalJobCoordinator``, grants every date (one process, as without a coordinator). A coordinator
-/// never throws: it retries and logs its own errors and, when it cannot decide, refuses (a date is better lost
-/// than run twice; the catch-up policy decides about it).
+/// retries and logs its own errors; when it still cannot decide (its database is down), it throws
+/// ``JobError/Code/coordinatorUnavailable``: the scheduler does not run the date then, and hands it to the job's
+/// catch-up policy as soon as a later claim of the job is decided again, exactly as dates missed while the
+/// process was down (a date is better late, or left to the policy, than run twice).
 ///
 /// Conforming types must be safe to call from several tasks at once.
 public protocol JobCoordinator: Sendable {
@@ -21,8 +23,10 @@ public protocol JobCoordinator: Sendable {
     ///   - job: The job's name.
     ///   - plannedDate: The date the run stands for.
     ///   - logger: The scheduler's logger, for errors and refusals.
-    /// - Returns: The claim, or `nil` when the run must not start here.
-    func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)?
+    /// - Returns: The claim, or `nil` when the run must not start here (another process holds or held the date).
+    /// - Throws: ``JobError`` with ``JobError/Code/coordinatorUnavailable`` when it cannot decide (after its own
+    ///   retries): the date is then left to the job's catch-up policy.
+    func claim(job: String, plannedDate: Date, logger: Logger) async throws(JobError) -> (any JobClaim)?
 
     /// The dates of `job` up to `date` whose runs were abandoned: claimed, never released, and their claims lost
     /// (the replica that held one died, froze or was cut off past its lease), oldest first.
@@ -89,7 +93,7 @@ public struct LocalJobCoordinator: JobCoordinator {
     ///   - plannedDate: The date.
     ///   - logger: Unused.
     /// - Returns: A claim that always holds.
-    public func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)? {
+    public func claim(job: String, plannedDate: Date, logger: Logger) async throws(JobError) -> (any JobClaim)? {
         LocalJobClaim()
     }
 }

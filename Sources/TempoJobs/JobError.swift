@@ -55,6 +55,10 @@ public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Not a run's timeout: that is ``timedOut``.
         public static let storeTimedOut = Code("storeTimedOut")
 
+        /// A ``JobCoordinator`` could not decide whether this process runs a date (its database did not answer
+        /// after its retries); the scheduler leaves the date to the job's catch-up policy.
+        public static let coordinatorUnavailable = Code("coordinatorUnavailable")
+
         /// The code's name, for example `duplicateName`.
         public var description: String { name }
     }

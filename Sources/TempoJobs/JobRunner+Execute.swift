@@ -12,7 +12,13 @@ extension JobRunner {
     /// the delivery mode, then the queued run or the end.
     func execute(_ request: RunRequest, lateness: Duration) async {
         let job = request.job
-        if let claim = await coordinator.claim(job: job.name, plannedDate: request.date, logger: logger) {
+        let granted: (any JobClaim)?
+        do {
+            granted = try await coordinator.claim(job: job.name, plannedDate: request.date, logger: logger)
+        } catch {
+            granted = nil
+        }
+        if let claim = granted {
             if job.options.delivery == .atMostOnce { await saveCursor(of: job, date: request.date) }
             let context = firstAttempt(of: request, lateness: lateness, claim: claim)
             var succeeded = true
@@ -20,8 +26,11 @@ extension JobRunner {
                 succeeded = await retry(job, failed: context, error: error)
             }
             count(job, succeeded: succeeded)
-            await context.claim.release(succeeded: succeeded)
-            if job.options.delivery == .atLeastOnce { await saveCursor(of: job, date: request.date) }
+            if job.options.delivery == .atLeastOnce {
+                await saveCursor(of: job, date: request.date, releasing: context.claim, succeeded: succeeded)
+            } else {
+                await context.claim.release(succeeded: succeeded)
+            }
         } else {
             claimedElsewhere(request)
         }

@@ -102,6 +102,16 @@ final class JobRunner: Sendable {
         }
     }
 
+    /// Releases a run's claim and writes its job's cursor (one write where the store allows); a store error is
+    /// logged and counted, and the job goes on.
+    func saveCursor(of job: JobDefinition, date: Date, releasing claim: any JobClaim, succeeded: Bool) async {
+        do {
+            try await store.save(JobCursor(lastDate: date), for: job.name, releasing: claim, succeeded: succeeded)
+        } catch {
+            cursorNotSaved(job, error: error)
+        }
+    }
+
     @inline(never)
     private func cursorNotSaved(_ job: JobDefinition, error: any Error) {
         update(job.name) { $0.lastError = "\(error)" }

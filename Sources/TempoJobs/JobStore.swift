@@ -24,6 +24,37 @@ public protocol JobStore: Sendable {
     ///   - job: The job's name.
     /// - Throws: An error naming the store and the job when the cursor cannot be written.
     func save(_ cursor: JobCursor, for job: String) async throws
+
+    /// Ends a run's claim and stores the run's cursor: what the scheduler calls after the last attempt of a run
+    /// whose delivery is ``JobOptions/Delivery/atLeastOnce``. A store that shares the coordinator's database may do
+    /// both in one write (TempoPostgres does: one statement); the default releases the claim, then calls
+    /// ``save(_:for:)``.
+    ///
+    /// - Parameters:
+    ///   - cursor: The cursor.
+    ///   - job: The job's name.
+    ///   - claim: The run's claim, to release (``JobClaim/release(succeeded:)``) exactly once.
+    ///   - succeeded: Whether the run succeeded.
+    /// - Throws: An error naming the store and the job when the cursor cannot be written (the claim is released
+    ///   in any case).
+    func save(_ cursor: JobCursor, for job: String, releasing claim: any JobClaim, succeeded: Bool) async throws
+}
+
+extension JobStore {
+    /// Releases `claim`, then saves `cursor` with ``save(_:for:)``.
+    ///
+    /// - Parameters:
+    ///   - cursor: The cursor.
+    ///   - job: The job's name.
+    ///   - claim: The run's claim.
+    ///   - succeeded: Whether the run succeeded.
+    /// - Throws: What ``save(_:for:)`` throws.
+    public func save(_ cursor: JobCursor, for job: String, releasing claim: any JobClaim, succeeded: Bool)
+        async throws
+    {
+        await claim.release(succeeded: succeeded)
+        try await save(cursor, for: job)
+    }
 }
 
 /// What a store keeps per job: the last date the job served (the planned date of its last run), and the format's

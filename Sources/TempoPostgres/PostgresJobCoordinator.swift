@@ -90,7 +90,7 @@ public final class PostgresJobCoordinator: JobCoordinator {
     ///   - plannedDate: The date.
     ///   - logger: Where errors and retries are logged.
     /// - Returns: The claim, renewed until it is released.
-    public func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)? {
+    public func claim(job: String, plannedDate: Date, logger: Logger) async throws(JobError) -> (any JobClaim)? {
         let lease = leaseMicroseconds
         let token: Int64?
         do {
@@ -110,9 +110,11 @@ public final class PostgresJobCoordinator: JobCoordinator {
             }
         } catch {
             logger.error(
-                "postgres: cannot claim the date; not run here",
+                "postgres: cannot claim the date; not run here (left to the catch-up policy)",
                 metadata: ["job": "\(job)", "job.date": "\(plannedDate.timeIntervalSince1970)"])
-            return nil
+            throw JobError(
+                .coordinatorUnavailable, job: job,
+                message: "cannot claim job \"\(job)\" at \(plannedDate): \(String(reflecting: error))")
         }
         guard let token else { return nil }
         return PostgresJobClaim(coordinator: self, job: job, plannedDate: plannedDate, token: token, logger: logger)

@@ -78,10 +78,10 @@ private final class TimedCoordinator: JobCoordinator {
 
     init(_ base: PostgresJobCoordinator) { self.base = base }
 
-    func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)? {
+    func claim(job: String, plannedDate: Date, logger: Logger) async throws(JobError) -> (any JobClaim)? {
         let clock = ContinuousClock()
         let start = clock.now
-        let claim = await base.claim(job: job, plannedDate: plannedDate, logger: logger)
+        let claim = try await base.claim(job: job, plannedDate: plannedDate, logger: logger)
         let time = start.duration(to: clock.now)
         times.withLock { $0.append(time) }
         return claim

@@ -18,7 +18,7 @@ func claimMode(_ arguments: [String]) async throws {
     let coordinator = try PostgresJobCoordinator(
         client: client, replica: replica, configuration: .init(lease: .milliseconds(leaseMs)))
     let date = Date(timeIntervalSince1970: 1_800_000_000)
-    guard let claim = await coordinator.claim(job: "report", plannedDate: date, logger: logger) else {
+    guard let claim = try await coordinator.claim(job: "report", plannedDate: date, logger: logger) else {
         say("refused")
         await endClient(running)
         exit(1)

@@ -20,7 +20,7 @@ extension PostgresTests {
                     await withTaskGroup(of: Int64?.self) { group in
                         for replica in replicas {
                             group.addTask {
-                                await replica.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
+                                try await replica.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
                             }
                         }
                         return await group.reduce(into: [Int64]()) { if let token = $1 { $0.append(token) } }
@@ -29,7 +29,7 @@ extension PostgresTests {
                 #expect(granted.count == 1)
                 // Another date is another claim.
                 let other = try await step("claiming another date") {
-                    await replicas[0].claim(job: "report", plannedDate: date + 0.2, logger: logger)?.fencingToken
+                    try await replicas[0].claim(job: "report", plannedDate: date + 0.2, logger: logger)?.fencingToken
                 }
                 #expect(other != nil)
             }
@@ -41,14 +41,14 @@ extension PostgresTests {
                 let coordinator = try PostgresJobCoordinator(client: client, replica: "a")
                 let claim = try #require(
                     try await step("claiming") {
-                        await coordinator.claim(job: "report", plannedDate: date, logger: logger)
+                        try await coordinator.claim(job: "report", plannedDate: date, logger: logger)
                     })
                 try await step("releasing, then expiring every lease") {
                     await claim.release(succeeded: true)
                     try await client.query("UPDATE tempo_claims SET lease_until = now() - interval '1 hour'")
                 }
                 let again = try await step("claiming again") {
-                    await coordinator.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
+                    try await coordinator.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
                 }
                 #expect(again == nil)
             }
@@ -60,11 +60,11 @@ extension PostgresTests {
                 let first = try PostgresJobCoordinator(client: client, replica: "frozen")
                 let second = try PostgresJobCoordinator(client: client, replica: "survivor")
                 let stale = try #require(
-                    try await step("claiming") { await first.claim(job: "report", plannedDate: date, logger: logger) })
+                    try await step("claiming") { try await first.claim(job: "report", plannedDate: date, logger: logger) })
                 #expect(try await step("checking the claim") { await stale.isHeld() })
                 // While the lease holds, the date is taken.
                 let taken = try await step("claiming a held date") {
-                    await second.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
+                    try await second.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
                 }
                 #expect(taken == nil)
                 // The holder froze past its lease (its renewals stopped): the server's clock expires it.
@@ -74,7 +74,7 @@ extension PostgresTests {
                 #expect(try await step("checking the expired claim") { await !stale.isHeld() })
                 let fresh = try #require(
                     try await step("taking the expired date over") {
-                        await second.claim(job: "report", plannedDate: date, logger: logger)
+                        try await second.claim(job: "report", plannedDate: date, logger: logger)
                     })
                 #expect(fresh.fencingToken > stale.fencingToken)
                 #expect(try await step("checking the fresh claim") { await fresh.isHeld() })
@@ -113,7 +113,7 @@ extension PostgresTests {
                     client: client, replica: "a", configuration: .init(lease: .milliseconds(600)))
                 let claim = try #require(
                     try await step("claiming") {
-                        await coordinator.claim(job: "report", plannedDate: date, logger: logger)
+                        try await coordinator.claim(job: "report", plannedDate: date, logger: logger)
                     })
                 // Wait (generously) until the lease was extended past its first end, on the server's clock.
                 let leaseEnd: PostgresQuery =
@@ -149,7 +149,7 @@ extension PostgresTests {
                     client: replicaClient, replica: "cut-off", configuration: .init(lease: .milliseconds(600)))
                 let claim = try #require(
                     try await step("claiming") {
-                        await coordinator.claim(job: "report", plannedDate: date, logger: log.logger)
+                        try await coordinator.claim(job: "report", plannedDate: date, logger: log.logger)
                     })
                 running.cancel()
                 try await step("waiting for the claim to be given up", within: .seconds(30)) {
@@ -161,7 +161,7 @@ extension PostgresTests {
                 let survivor = try PostgresJobCoordinator(client: client, replica: "survivor")
                 let taken = try #require(
                     try await step("taking the date over") {
-                        await survivor.claim(job: "report", plannedDate: date, logger: Self.logger)
+                        try await survivor.claim(job: "report", plannedDate: date, logger: Self.logger)
                     })
                 #expect(taken.fencingToken > claim.fencingToken)
                 // No renewal after the claim was given up (this cannot fail wrongly on a loaded machine).
@@ -179,7 +179,7 @@ extension PostgresTests {
                 let coordinator = try PostgresJobCoordinator(client: client, replica: "late")
                 let claim = try #require(
                     try await step("claiming") {
-                        await coordinator.claim(job: "report", plannedDate: date, logger: logger)
+                        try await coordinator.claim(job: "report", plannedDate: date, logger: logger)
                     }
                 )
                 try await step("expiring the lease, then releasing") {
@@ -191,7 +191,7 @@ extension PostgresTests {
                 )
                 let survivor = try PostgresJobCoordinator(client: client, replica: "survivor")
                 let again = try await step("claiming the date again") {
-                    await survivor.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
+                    try await survivor.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
                 }
                 #expect(again.map { $0 > claim.fencingToken } == true)
             }

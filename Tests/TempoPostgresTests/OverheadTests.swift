@@ -19,7 +19,7 @@ extension PostgresTests {
                     let start = clock.now
                     let claim = try #require(
                         try await step("claiming date \(index)") {
-                            await coordinator.claim(job: "bench", plannedDate: date, logger: logger)
+                            try await coordinator.claim(job: "bench", plannedDate: date, logger: logger)
                         })
                     try await step("releasing date \(index)") { await claim.release(succeeded: true) }
                     times.append(start.duration(to: clock.now))
