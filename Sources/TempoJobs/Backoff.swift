@@ -21,7 +21,7 @@ public struct Backoff: Sendable, Hashable {
     public var initial: Duration
     /// The factor from one base delay to the next; at least 1.
     public var multiplier: Double
-    /// The longest wait; at least `initial`.
+    /// The longest wait; at least `initial`, at most 100 years (36,500 days).
     public var cap: Duration
     /// How the wait is drawn.
     public var jitter: Jitter
@@ -64,6 +64,7 @@ public struct Backoff: Sendable, Hashable {
                 .invalidRetryPolicy, job: job,
                 message: "backoff cap \(cap) is below the initial delay \(initial)\(suffix)")
         }
+        try JobDefinition.checkMaximum(cap, "backoff cap", .invalidRetryPolicy, job: job)
         guard multiplier.isFinite, multiplier >= 1 else {
             throw JobError(
                 .invalidRetryPolicy, job: job,
@@ -92,8 +93,14 @@ public struct Backoff: Sendable, Hashable {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
+    /// The duration of `seconds`, rounded to whole nanoseconds and saturated to `Int64` nanoseconds (about 292
+    /// years either way; not finite is zero), so that no wait traps. Validated backoffs stay far inside it.
     static func duration(_ seconds: Double) -> Duration {
-        .nanoseconds(Int64((seconds * 1e9).rounded()))
+        let nanoseconds = (seconds * 1e9).rounded()
+        guard nanoseconds.isFinite else { return .zero }
+        guard nanoseconds < 0x1p63 else { return .nanoseconds(Int64.max) }
+        guard nanoseconds >= -0x1p63 else { return .nanoseconds(Int64.min) }
+        return .nanoseconds(Int64(nanoseconds))
     }
 
     private func pow(_ base: Double, _ exponent: Double) -> Double {

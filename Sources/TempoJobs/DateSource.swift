@@ -44,7 +44,8 @@ struct DateSource {
             // A plan counts in nanoseconds, a `Date` in binary fractions of a second (about 0.1 µs apart in this
             // century): the plan's next date, rounded to a `Date`, can land at or before `reference`. Ask again
             // a little later until it is after, so dates strictly increase (no date runs twice).
-            var base = max(reference.adding(.zero - offset), floor ?? .distantPast)
+            // Plans start in 1677: a reference before that (`Date.distantPast`) asks for the plan's first date.
+            var base = max(reference.adding(.zero - offset), floor ?? .distantPast, Self.earliest)
             var nudge = 1e-6
             for _ in 0..<64 {
                 guard let planned = try? plan.nextDate(after: base) else { return nil }
@@ -60,18 +61,35 @@ struct DateSource {
         }
     }
 
-    /// The dates in `start <.. end`, oldest first, at most `limit` (for a fixed delay, the one date a delay after
-    /// `start` if it is not after `end`).
-    func dates(after start: Date, through end: Date, limit: Int = 100_000) -> [Date] {
-        var source = self
-        source.first = false
-        var dates: [Date] = []
-        var reference = start
-        while dates.count < limit, let date = source.next(after: reference), date <= end {
-            dates.append(date)
-            if case .fixedDelay = kind { break }
-            reference = date
+    /// Near the earliest date plans represent (1677-09-22).
+    private static let earliest = Date(timeIntervalSince1970: -9_223_372_000)
+
+    /// The dates in `start <.. end` (`start` clamped to the grid's anchor): the latest and how many, or `nil` when
+    /// there are none. For a fixed delay: the one date a delay after `start`, if it is not after `end`.
+    ///
+    /// Computed by the plans' own engine (``Plan/lateDates(after:through:)``), in bounded time and memory however
+    /// long the span: no list of the dates is built.
+    func late(after start: Date, through end: Date) -> Plan.LateDates? {
+        switch kind {
+        case .plan(let plan):
+            let from = max(start, floor ?? .distantPast).adding(.zero - offset)
+            guard let late = plan.lateDates(after: from, through: end.adding(.zero - offset)) else { return nil }
+            let latest = late.latest.adding(offset)
+            guard latest > start, latest <= end else {
+                // The offset moved the latest date across a bound by less than a `Date` tells apart.
+                return nil
+            }
+            return Plan.LateDates(latest: latest, count: late.count, countIsLowerBound: late.countIsLowerBound)
+        case .fixedDelay(let interval):
+            let date = start.adding(interval)
+            guard date <= end else { return nil }
+            return Plan.LateDates(latest: date, count: 1, countIsLowerBound: false)
         }
-        return dates
+    }
+
+    /// Whether the dates come a delay after each run (a fixed delay), not from a plan.
+    var isFixedDelay: Bool {
+        if case .fixedDelay = kind { return true }
+        return false
     }
 }

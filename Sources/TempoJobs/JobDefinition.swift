@@ -43,6 +43,21 @@ final class JobDefinition: Sendable {
         self.body = body
     }
 
+    /// The longest duration TempoJobs accepts for an interval, delay, timeout, spread, backoff, grace period or
+    /// abandon delay: 100 years (36,500 days). Longer values are rejected with an error naming them, so every wait
+    /// and every date the scheduler computes stays within the range of its clocks and of `Date`-to-`Duration`
+    /// conversions.
+    static let maximumDuration = Duration.seconds(36_500 * 86_400)
+
+    /// Throws `code` naming `value` when it is longer than ``maximumDuration``.
+    static func checkMaximum(_ value: Duration, _ what: String, _ code: JobError.Code, job: String?) throws(JobError) {
+        guard value <= maximumDuration else {
+            throw JobError(
+                code, job: job,
+                message: "\(what) must be at most 100 years (36,500 days), got \(value)\(RetryPolicy.forJob(job))")
+        }
+    }
+
     private static func resolve(_ schedule: JobSchedule, job: String) throws(JobError) -> Schedule {
         func invalid(_ message: String) -> JobError {
             JobError(.invalidSchedule, job: job, message: "\(message) (job \"\(job)\")")
@@ -51,9 +66,11 @@ final class JobDefinition: Sendable {
             switch schedule.kind {
             case .every(let interval):
                 _ = try Plan.every(interval, anchor: Date(timeIntervalSince1970: 0))
+                try checkMaximum(interval, "an interval", .invalidSchedule, job: job)
                 return .every(interval)
             case .fixedDelay(let interval):
                 guard interval > .zero else { throw invalid("a fixed delay must be more than zero, got \(interval)") }
+                try checkMaximum(interval, "a fixed delay", .invalidSchedule, job: job)
                 return .fixedDelay(interval)
             case .plan(let plan):
                 return .plan(plan)
@@ -75,11 +92,13 @@ final class JobDefinition: Sendable {
         func invalid(_ message: String) -> JobError {
             JobError(.invalidOptions, job: job, message: "\(message) (job \"\(job)\")")
         }
-        if let timeout = options.timeout, timeout <= .zero {
-            throw invalid("a timeout must be more than zero, got \(timeout)")
+        if let timeout = options.timeout {
+            guard timeout > .zero else { throw invalid("a timeout must be more than zero, got \(timeout)") }
+            try checkMaximum(timeout, "a timeout", .invalidOptions, job: job)
         }
-        if let spread = options.spread, spread <= .zero {
-            throw invalid("a spread must be more than zero, got \(spread)")
+        if let spread = options.spread {
+            guard spread > .zero else { throw invalid("a spread must be more than zero, got \(spread)") }
+            try checkMaximum(spread, "a spread", .invalidOptions, job: job)
         }
         if case .concurrent(let limit) = options.overlap, limit < 1 {
             throw invalid("a concurrency limit must be at least 1, got \(limit)")
@@ -99,8 +118,11 @@ extension Date {
         addingTimeInterval(Backoff.seconds(duration))
     }
 
-    /// The duration from this date to `other` (negative when `other` is earlier).
+    /// The duration from this date to `other` (negative when `other` is earlier), saturated at ±2⁶² seconds (far
+    /// beyond any date a schedule accepts) and zero for a date that is not finite, so it never traps.
     func duration(to other: Date) -> Duration {
-        .seconds(other.timeIntervalSince(self))
+        let seconds = other.timeIntervalSince(self)
+        guard seconds.isFinite else { return .zero }
+        return .seconds(min(max(seconds, -0x1p62), 0x1p62))
     }
 }

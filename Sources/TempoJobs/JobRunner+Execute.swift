@@ -9,18 +9,21 @@ import Tempo
 
 extension JobRunner {
     /// Runs one date of a job if the coordinator grants it: its attempts under the failure policy, the cursor per
-    /// the delivery mode, then the queued run or the end.
-    func execute(_ request: RunRequest, lateness: Duration) async {
+    /// the delivery mode, then the queued run or the end. A date the coordinator cannot decide is left to the
+    /// catch-up policy (``takeOutage(of:)``).
+    func execute(_ request: RunRequest) async {
         let job = request.job
         let granted: (any JobClaim)?
         do {
             granted = try await coordinator.claim(job: job.name, plannedDate: request.date, logger: logger)
         } catch {
-            granted = nil
+            claimUndecided(request, error: error)
+            runEnded(request)
+            return
         }
         if let claim = granted {
             if job.options.delivery == .atMostOnce { await saveCursor(of: job, date: request.date) }
-            let context = firstAttempt(of: request, lateness: lateness, claim: claim)
+            let context = firstAttempt(of: request, claim: claim)
             var succeeded = true
             if let error = await attemptOnce(job, context: context) {
                 succeeded = await retry(job, failed: context, error: error)
@@ -65,9 +68,12 @@ extension JobRunner {
         }
     }
 
+    /// The first attempt's context; its lateness runs from the date's due instant to now, the body's start (the
+    /// claim and an at-most-once cursor write included).
     @inline(never)
-    private func firstAttempt(of request: RunRequest, lateness: Duration, claim: any JobClaim) -> JobContext {
-        JobContext(
+    private func firstAttempt(of request: RunRequest, claim: any JobClaim) -> JobContext {
+        let lateness = max(.zero, elapsed() - request.due)
+        return JobContext(
             name: request.job.name, plannedDate: request.date, lateness: lateness, attempt: 1, logger: logger,
             claim: claim)
     }
@@ -81,20 +87,52 @@ extension JobRunner {
 
     @inline(never)
     private func count(_ job: JobDefinition, succeeded: Bool) {
-        update(job.name) { stats in
-            if succeeded { stats.succeeded += 1 } else { stats.failed += 1 }
+        state.withLock { state in
+            guard var record = state.jobs[job.name] else { return }
+            if succeeded { record.stats.succeeded += 1 } else { record.stats.failed += 1 }
+            record.outageOver = record.outage != nil
+            state.jobs[job.name] = record
         }
     }
 
     @inline(never)
     private func claimedElsewhere(_ request: RunRequest) {
-        update(request.job.name) { stats in
-            stats.started -= 1
-            stats.claimedElsewhere += 1
+        state.withLock { state in
+            guard var record = state.jobs[request.job.name] else { return }
+            record.stats.started -= 1
+            record.stats.claimedElsewhere += 1
+            record.outageOver = record.outage != nil
+            state.jobs[request.job.name] = record
         }
         logger.debug(
             "job date claimed elsewhere; not run here",
             metadata: ["job": "\(request.job.name)", "job.date": "\(request.date.timeIntervalSince1970)"])
+    }
+
+    /// The coordinator could not decide the date (its database is down): the run did not start, and the date joins
+    /// the job's outage, which the planner hands to the catch-up policy once a claim is decided again (a fixed
+    /// delay's date counts as missed at once: its next date comes a delay after this one anyway).
+    @inline(never)
+    private func claimUndecided(_ request: RunRequest, error: any Error) {
+        let date = request.date
+        state.withLock { state in
+            guard var record = state.jobs[request.job.name] else { return }
+            record.stats.started -= 1
+            record.stats.lastError = "\(error)"
+            if case .fixedDelay = request.job.schedule {
+                record.stats.missed += 1
+            } else {
+                let outage = record.outage.map { min($0.lowerBound, date)...max($0.upperBound, date) } ?? date...date
+                record.outage = outage
+                record.outageOver = false
+            }
+            state.jobs[request.job.name] = record
+        }
+        logger.warning(
+            "job date not decided by the coordinator; left to the catch-up policy",
+            metadata: [
+                "job": "\(request.job.name)", "job.date": "\(date.timeIntervalSince1970)", "error": "\(error)",
+            ])
     }
 
     /// Counts and logs a failed attempt; returns the wait before the next attempt, or `nil` when none follows (the
@@ -124,14 +162,27 @@ extension JobRunner {
         return nil
     }
 
-    /// Waits before a retry; `false` when the wait was cancelled or shutdown began meanwhile.
+    /// Waits before a retry; `false` when the wait was cancelled or shutdown began meanwhile (which ends the wait at
+    /// once: no retry may start after shutdown).
     private func waitToRetry(_ job: JobDefinition, for wait: Duration, context: JobContext) async -> Bool {
-        do {
-            try await TimerLabel.$arming.withValue(job.label) { try await sleep(wait) }
-        } catch {
-            return false
+        let slept = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    try await TimerLabel.$arming.withValue(job.label) { try await self.sleep(wait) }
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            group.addTask {
+                await self.wait(for: .stop)
+                return false
+            }
+            let slept = await group.next() ?? false
+            group.cancelAll()
+            return slept
         }
-        guard isRunning else {
+        guard slept, isRunning else {
             context.logger.warning("job not retried: the scheduler is shutting down")
             return false
         }

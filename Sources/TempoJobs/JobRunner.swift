@@ -43,14 +43,13 @@ final class JobRunner: Sendable {
     /// The task starts immediately: the body runs on the caller's thread (the planner's, at the date) until it
     /// first suspends, with no hop through the executor's queue (in the bench, a job's lateness went from 1.8x to
     /// 1.5x a bare `Task.sleep(until:)` loop's). Before macOS 26 (and its peers) the task is enqueued instead. The
-    /// run's lateness is measured here, when it starts.
+    /// run's lateness is measured when its body starts (after the claim, and an at-most-once cursor write).
     func start(_ request: RunRequest, on executor: (any TaskExecutor)?) {
-        let lateness = max(.zero, elapsed() - request.due)
         let task: Task<Void, Never>
         if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-            task = Task.immediate(executorPreference: executor) { await self.execute(request, lateness: lateness) }
+            task = Task.immediate(executorPreference: executor) { await self.execute(request) }
         } else {
-            task = Task(executorPreference: executor) { await self.execute(request, lateness: lateness) }
+            task = Task(executorPreference: executor) { await self.execute(request) }
         }
         if state.withLock({ $0.attach(task, to: request.id) }) { task.cancel() }
     }
@@ -72,6 +71,34 @@ final class JobRunner: Sendable {
                 change(&record.stats)
                 state.jobs[name] = record
             }
+        }
+    }
+
+    /// Suspends until `reason` holds or the task is cancelled.
+    func wait(for reason: WaitReason) async {
+        let id = state.withLock { $0.makeID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if Task.isCancelled || state.isReady(reason) { return true }
+                    state.addWaiter(id, reason, continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.removeWaiter(id) }?.resume()
+        }
+    }
+
+    /// The dates of `job` whose claims the coordinator could not decide, once a later claim was decided again (and
+    /// forgets them: the planner hands them to the catch-up policy); `nil` otherwise.
+    func takeOutage(of job: String) -> ClosedRange<Date>? {
+        state.withLock { state in
+            guard let record = state.jobs[job], record.outageOver, let outage = record.outage else { return nil }
+            state.jobs[job]?.outage = nil
+            state.jobs[job]?.outageOver = false
+            return outage
         }
     }
 

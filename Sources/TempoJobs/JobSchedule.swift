@@ -70,7 +70,13 @@ public struct JobSchedule: Sendable, CustomStringConvertible {
         case .fixedDelay(let interval): "fixed delay \(interval)"
         case .plan(let plan): "plan \(plan)"
         case .cron(let text, let zone): "cron \"\(text)\" in \(zone.identifier)"
-        case .at(let date): "at \(date)"
+        case .at(let date):
+            // `Date`'s own description traps on a date that is not finite or far out of range.
+            if date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e11 {
+                "at \(date)"
+            } else {
+                "at \(date.timeIntervalSince1970) s since 1970"
+            }
         }
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import Tempo
+import TempoPlans
 
 extension JobScheduler {
     /// Plans one job's dates until its schedule ends, the job stops, or shutdown begins.
     func plan(_ job: JobDefinition) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.planDates(of: job) }
-            group.addTask { await self.wait(for: .stop) }
+            group.addTask { await self.runner.wait(for: .stop) }
             await group.next()
             group.cancelAll()
         }
@@ -16,7 +17,7 @@ extension JobScheduler {
         let cursor = await runner.loadCursor(of: job)
         let start = wallClock()
         var source = DateSource(job.schedule, offset: job.offset, start: start, cursor: cursor?.lastDate)
-        guard await catchUp(job, source: source, cursor: cursor?.lastDate, now: start) else { return }
+        guard await catchUpAtStart(job, source: source, cursor: cursor?.lastDate, now: start) else { return }
         var reference = wallClock()
         var recovered = Date.distantPast
         while !Task.isCancelled {
@@ -25,7 +26,7 @@ extension JobScheduler {
                 logger.info("job has no more dates", metadata: ["job": "\(job.name)"])
                 return
             }
-            let due = clock.now.advanced(by: wallClock().duration(to: date))
+            guard let due = dueInstant(of: date) else { return }
             do {
                 try await TimerLabel.$arming.withValue(job.label) {
                     try await clock.sleep(until: due, tolerance: nil)
@@ -36,52 +37,159 @@ extension JobScheduler {
             let now = wallClock()
             if recoversAbandonedDates {
                 guard await recoverAbandoned(job, before: date, now: now, after: &recovered) else { return }
+                guard await recoverOutage(job, source: source, now: now) else { return }
             }
-            // The run starts first: counting the dates slept through is not on its path.
-            guard admit(job, date: date, due: due) else { return }
-            let slept = source.dates(after: date, through: now).count
-            if slept > 0 {
-                update(job.name) { $0.missed += slept }
-                logger.warning(
-                    "job woke late; one run stands for the dates it slept through",
-                    metadata: ["job": "\(job.name)", "missed": "\(slept)"])
-            }
-            if case .fixedDelay = job.schedule {
-                await wait(for: .idle(job.name))
+            if source.isFixedDelay {
+                guard admit(job, date: date, due: due) else { return }
+                await runner.wait(for: .idle(job.name))
                 reference = wallClock()
-            } else {
-                reference = max(date, now)
+                continue
             }
+            // The dates after `date` that passed too (the process was suspended, or the wall clock jumped).
+            if let later = source.late(after: date, through: now) {
+                guard await wokeLate(job, date: date, due: due, later: later, source: source, now: now) else { return }
+            } else {
+                guard admit(job, date: date, due: due) else { return }
+            }
+            reference = max(date, now)
         }
     }
 
-    /// Runs the dates missed while the process was down, as the job's catch-up policy says; `false` when
-    /// planning must end.
-    private func catchUp(_ job: JobDefinition, source: DateSource, cursor: Date?, now: Date) async -> Bool {
-        var missed: [Date] = []
-        if let cursor {
-            missed = source.dates(after: cursor, through: now)
-        } else if case .once(let date, _) = job.schedule, date <= now {
-            missed = [date]
+    /// The instant on the scheduler's clock that stands for `date` on the wall clock now; `nil` (planning ends,
+    /// logged) for a date too far to wait for, which validation at registration rules out.
+    private func dueInstant(of date: Date) -> C.Instant? {
+        let seconds = wallClock().distance(to: date)
+        guard seconds.isFinite, abs(seconds) < 300 * 365.25 * 86_400 else {
+            logger.error("job date too far to wait for; planning ends", metadata: ["job.date": "\(seconds) s away"])
+            return nil
         }
-        guard !missed.isEmpty else { return true }
-        let toRun: [Date]
+        return clock.now.advanced(by: .seconds(seconds))
+    }
+
+    /// A wake that found dates after `date` passed too: under ``JobOptions/CatchUp/skip`` the run of `date` stands
+    /// for them (they count as missed); under the other policies `date` and those dates are late dates, handled as
+    /// after downtime (``catchUp(_:source:after:through:now:reason:idleAfterLast:)``). `false` when planning must
+    /// end.
+    private func wokeLate(
+        _ job: JobDefinition, date: Date, due: C.Instant, later: LateDates, source: DateSource, now: Date
+    ) async -> Bool {
         switch job.options.catchUp {
-        case .skip: toRun = []
-        case .once: toRun = [missed[missed.count - 1]]
-        case .each(let within): toRun = missed.filter { $0 >= now.adding(.zero - within) }
-        }
-        update(job.name) { $0.missed += missed.count - toRun.count }
-        logger.info(
-            "job missed dates while the process was down",
-            metadata: ["job": "\(job.name)", "missed": "\(missed.count)", "catchUp": "\(toRun.count)"])
-        for date in toRun {
-            let due = clock.now.advanced(by: wallClock().duration(to: date))
+        case .skip:
+            // The run starts first: counting the dates slept through is not on its path.
             guard admit(job, date: date, due: due) else { return false }
-            await wait(for: .idle(job.name))
-            if Task.isCancelled { return false }
+            update(job.name) { stats in
+                stats.missed += later.count
+                stats.missedIsLowerBound = stats.missedIsLowerBound || later.countIsLowerBound
+            }
+            logger.warning(
+                "job woke late; one run stands for the dates it slept through",
+                metadata: ["job": "\(job.name)", "missed": "\(later.count)\(later.countIsLowerBound ? "+" : "")"])
+            return true
+        default:
+            return await catchUp(
+                job, source: source, after: date.justBefore, through: now, now: now, reason: "woke late",
+                idleAfterLast: false)
         }
-        return true
+    }
+
+    /// Runs the dates missed while the process was down (after the stored cursor; without a cursor, a one-date
+    /// schedule's past date), as the job's catch-up policy says; `false` when planning must end.
+    private func catchUpAtStart(_ job: JobDefinition, source: DateSource, cursor: Date?, now: Date) async -> Bool {
+        let after: Date
+        if let cursor {
+            after = cursor
+        } else if case .once = job.schedule {
+            after = .distantPast
+        } else {
+            return true
+        }
+        return await catchUp(
+            job, source: source, after: after, through: now, now: now, reason: "while the process was down",
+            idleAfterLast: true)
+    }
+
+    /// Runs, as the job's catch-up policy says, the dates its coordinator could not decide (its database was
+    /// down), once a later claim of the job was decided again; `false` when planning must end.
+    private func recoverOutage(_ job: JobDefinition, source: DateSource, now: Date) async -> Bool {
+        guard let outage = runner.takeOutage(of: job.name) else { return true }
+        await runner.wait(for: .idle(job.name))
+        return await catchUp(
+            job, source: source, after: outage.lowerBound.justBefore, through: outage.upperBound, now: now,
+            reason: "while the coordinator was unavailable", idleAfterLast: true)
+    }
+
+    /// The one place a catch-up policy meets late dates: the schedule's dates in `after <.. through`, at `now`.
+    ///
+    /// ``JobOptions/CatchUp/skip`` runs none; ``JobOptions/CatchUp/once`` runs the latest; and
+    /// ``JobOptions/CatchUp/each(within:)`` runs, oldest first and one after another, exactly the dates not older
+    /// than `now - within`. The others count as ``JobStats/missed`` (a lower bound, flagged, past the plans' count
+    /// limit). Bounded in time and memory whatever the span: the dates are summarized by the plans' engine
+    /// (``DateSource/late(after:through:)``) and the window's dates computed one at a time as they run. `false` when
+    /// planning must end.
+    func catchUp(
+        _ job: JobDefinition, source: DateSource, after: Date, through: Date, now: Date, reason: String,
+        idleAfterLast: Bool
+    ) async -> Bool {
+        guard let late = source.late(after: after, through: through) else { return true }
+        var missed = late.count
+        var lowerBound = late.countIsLowerBound
+        switch job.options.catchUp {
+        case .skip:
+            break
+        case .once:
+            missed -= 1
+        case .each(let within):
+            let windowStart = now.adding(.zero - within)
+            if late.latest >= windowStart {
+                let older = source.late(after: after, through: windowStart.justBefore)
+                missed = older?.count ?? 0
+                lowerBound = older?.countIsLowerBound ?? false
+            }
+        }
+        count(job, missed: missed, isLowerBound: lowerBound)
+        logger.info(
+            "job missed dates \(reason)",
+            metadata: [
+                "job": "\(job.name)", "missed": "\(late.count)\(late.countIsLowerBound ? "+" : "")",
+                "catchUp": "\(job.options.catchUp)",
+            ])
+        switch job.options.catchUp {
+        case .skip:
+            return true
+        case .once:
+            return await run(job, late.latest, idleAfter: idleAfterLast)
+        case .each(let within):
+            let windowStart = now.adding(.zero - within)
+            if source.isFixedDelay {
+                guard late.latest >= windowStart else { return true }
+                return await run(job, late.latest, idleAfter: idleAfterLast)
+            }
+            var dates = source
+            var next = dates.next(after: max(after, windowStart.justBefore))
+            while let date = next, date <= through {
+                next = dates.next(after: date)
+                let isLast = next.map { $0 > through } ?? true
+                guard await run(job, date, idleAfter: !isLast || idleAfterLast) else { return false }
+            }
+            return true
+        }
+    }
+
+    /// Admits one catch-up date and, if `idleAfter`, waits for the job's runs to end; `false` when planning must
+    /// end.
+    private func run(_ job: JobDefinition, _ date: Date, idleAfter: Bool) async -> Bool {
+        guard let due = dueInstant(of: date), admit(job, date: date, due: due) else { return false }
+        guard idleAfter else { return true }
+        await runner.wait(for: .idle(job.name))
+        return !Task.isCancelled
+    }
+
+    private func count(_ job: JobDefinition, missed: Int, isLowerBound: Bool) {
+        guard missed > 0 || isLowerBound else { return }
+        update(job.name) { stats in
+            stats.missed += missed
+            stats.missedIsLowerBound = stats.missedIsLowerBound || isLowerBound
+        }
     }
 
     /// Runs, as the job's catch-up policy says, the dates before `date` whose runs another replica abandoned
@@ -109,12 +217,10 @@ extension JobScheduler {
                 "job": "\(job.name)", "abandoned": "\(abandoned.count)", "catchUp": "\(toRun.count)",
                 "job.dates": "\(toRun.map(\.timeIntervalSince1970))",
             ])
-        await wait(for: .idle(job.name))
+        await runner.wait(for: .idle(job.name))
         for abandonedDate in toRun {
             if Task.isCancelled { return false }
-            let due = clock.now.advanced(by: wallClock().duration(to: abandonedDate))
-            guard admit(job, date: abandonedDate, due: due) else { return false }
-            await wait(for: .idle(job.name))
+            guard await run(job, abandonedDate, idleAfter: true) else { return false }
         }
         return !Task.isCancelled
     }
@@ -143,21 +249,18 @@ extension JobScheduler {
     func update(_ name: String, _ change: (inout JobStats) -> Void) {
         runner.update(name, change)
     }
+}
 
-    /// Suspends until `reason` holds or the task is cancelled.
-    func wait(for reason: WaitReason) async {
-        let id = runner.state.withLock { $0.makeID() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = runner.state.withLock { state -> Bool in
-                    if Task.isCancelled || state.isReady(reason) { return true }
-                    state.addWaiter(id, reason, continuation)
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            runner.state.withLock { $0.removeWaiter(id) }?.resume()
-        }
+typealias LateDates = Plan.LateDates
+
+extension Date {
+    /// The latest `Date` before this one (the next `Double` down), so that `(justBefore, x]` holds `x`.
+    var justBefore: Date {
+        Date(timeIntervalSince1970: timeIntervalSince1970.nextDown)
+    }
+
+    /// Seconds from this date to `other`.
+    func distance(to other: Date) -> Double {
+        other.timeIntervalSince1970 - timeIntervalSince1970
     }
 }

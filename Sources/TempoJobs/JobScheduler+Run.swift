@@ -14,8 +14,9 @@ extension JobScheduler {
     ///   delay is negative. Errors of jobs are never thrown here: they are logged and counted per job.
     public func run() async throws {
         for (name, value) in [("gracePeriod", configuration.gracePeriod), ("abandonAfter", configuration.abandonAfter)]
-        where value < .zero {
-            throw JobError(.invalidOptions, message: "\(name) must not be negative, got \(value)")
+        where value < .zero || value > JobDefinition.maximumDuration {
+            throw JobError(
+                .invalidOptions, message: "\(name) must be between zero and 100 years (36,500 days), got \(value)")
         }
         let (newJobs, newJobsContinuation) = AsyncStream.makeStream(of: JobDefinition.self)
         let executor = currentTaskExecutor()
@@ -34,15 +35,12 @@ extension JobScheduler {
         logger.info("job scheduler starting", metadata: ["jobs": "\(jobs.count)"])
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                // Planning ends when shutdown begins (it finishes `newJobs` and stops every planner).
-                await withDiscardingTaskGroup { planners in
-                    for job in jobs {
-                        planners.addTask { await self.plan(job) }
-                    }
-                    for await job in newJobs {
-                        planners.addTask { await self.plan(job) }
-                    }
-                }
+                // Planning ends when shutdown begins (it finishes `newJobs` and stops every planner). Planners are
+                // unstructured tasks that `run()` waits for with the runs, not child tasks: a run starts on its
+                // planner's thread (see `JobRunner.start`), so a body that blocks its thread holds its planner too,
+                // and `run()` must be able to abandon both.
+                for job in jobs { self.startPlanner(job, on: executor) }
+                for await job in newJobs { self.startPlanner(job, on: executor) }
                 await self.waitForRuns()
             } onGracefulShutdown: {
                 self.beginShutdown()
@@ -55,7 +53,20 @@ extension JobScheduler {
         logger.info("job scheduler stopped")
     }
 
-    /// Suspends until no run is left, or the runs still going were abandoned.
+    /// Starts the planner of `job` in a task of its own, counted in the state until it ends.
+    private func startPlanner(_ job: JobDefinition, on executor: (any TaskExecutor)?) {
+        runner.state.withLock { $0.planners += 1 }
+        Task(executorPreference: executor) {
+            await self.plan(job)
+            let drained = self.runner.state.withLock { state -> Drained? in
+                state.planners -= 1
+                return state.finishIfDone()
+            }
+            drained?.resume()
+        }
+    }
+
+    /// Suspends until no run or planner is left, or the runs still going were abandoned.
     private func waitForRuns() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let drained = runner.state.withLock { state -> Drained? in

@@ -56,6 +56,12 @@ struct JobRecord {
     var stats = JobStats()
     var queued: RunRequest?
     var random: JobRandom
+    /// The first and last dates whose claims the coordinator could not decide (it threw), not yet handed to the
+    /// catch-up policy.
+    var outage: ClosedRange<Date>?
+    /// Whether a claim of the job was decided (granted or refused) after ``outage`` began: the coordinator answers
+    /// again, and the planner hands the outage's dates to the catch-up policy.
+    var outageOver = false
 }
 
 /// What waits on the scheduler's state.
@@ -77,6 +83,8 @@ struct SchedulerState {
     var newJobs: AsyncStream<JobDefinition>.Continuation?
     /// The task executor `run()` prefers (a `VirtualClock` run's, in tests), on which runs and timers start.
     var executor: (any TaskExecutor)?
+    /// The planners going (one per job until its schedule ends or shutdown): `run()` waits for them with the runs.
+    var planners = 0
     /// The runs going, by id. Their tasks are unstructured, so that `run()` can return without them.
     var runs: [UInt64: RunningRun] = [:]
     /// `run()` waiting, after planning ended, for the last run to end (or to be abandoned).
@@ -216,7 +224,7 @@ struct SchedulerState {
     /// Ends the shutdown when no run is left: returns what to resume. A run may end before `run()` waits: the
     /// phase then tells `run()` not to.
     mutating func finishIfDone() -> Drained? {
-        guard phase == .draining || phase == .cancelling, runs.isEmpty else { return nil }
+        guard phase == .draining || phase == .cancelling, runs.isEmpty, planners == 0 else { return nil }
         return finish()
     }
 

@@ -22,8 +22,13 @@ public struct JobStats: Sendable, Hashable {
     /// Dates skipped by the overlap policy (a run was still going).
     public var skipped = 0
     /// Dates a late wake-up slept through (coalesced into one run), and missed dates the catch-up policy did not
-    /// run.
+    /// run: after downtime, after a late wake-up, and dates the coordinator could not decide (its database was
+    /// down).
     public var missed = 0
+    /// Whether ``missed`` is a lower bound: a span of missed dates of a calendar or composed plan is counted one
+    /// date at a time, at most a thousand or so per span (interval plans and fixed dates are counted exactly), so
+    /// that a wall clock set decades ahead costs milliseconds. The dates beyond the count were missed all the same.
+    public var missedIsLowerBound = false
     /// Runs going right now.
     public var running = 0
     /// Whether the job stopped for good: its ``JobOptions/Failure/stopJob`` policy met a failure, or its

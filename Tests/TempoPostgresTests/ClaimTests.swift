@@ -17,13 +17,13 @@ extension PostgresTests {
                 let (logger, date) = (Self.logger, Self.date)
                 let replicas = try (0..<8).map { try PostgresJobCoordinator(client: client, replica: "r\($0)") }
                 let granted = try await step("8 replicas claiming one date") {
-                    await withTaskGroup(of: Int64?.self) { group in
+                    try await withThrowingTaskGroup(of: Int64?.self) { group in
                         for replica in replicas {
                             group.addTask {
                                 try await replica.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
                             }
                         }
-                        return await group.reduce(into: [Int64]()) { if let token = $1 { $0.append(token) } }
+                        return try await group.reduce(into: [Int64]()) { if let token = $1 { $0.append(token) } }
                     }
                 }
                 #expect(granted.count == 1)
