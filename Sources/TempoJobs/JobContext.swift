@@ -14,9 +14,9 @@ public struct JobContext: Sendable {
     /// The date this run stands for: a date of the schedule (spread included), or the latest missed date for a
     /// catch-up run.
     public let plannedDate: Date
-    /// How late the run started: from its due instant on the scheduler's clock to the instant the scheduler
-    /// started it (zero on time; for a catch-up run, from the planned date to the start). Retries keep the first
-    /// attempt's lateness.
+    /// How late the run started: from its planned date (its due instant on the scheduler's clock) to the start of
+    /// its body, the coordinator's claim and an at-most-once cursor write included (zero on time; for a catch-up
+    /// run, from the planned date to the start). Retries keep the first attempt's lateness.
     public let lateness: Duration
     /// The attempt, 1 for the first; retries count up.
     public let attempt: Int

@@ -12,9 +12,15 @@ public struct JobOptions: Sendable {
     /// What happens when a run throws or times out.
     public var failure: Failure
     /// The longest a run (one attempt) may take before its task is cancelled and the attempt counts as failed
-    /// with ``JobError/Code/timedOut``; `nil` (default) for no limit. More than zero.
+    /// with ``JobError/Code/timedOut``; `nil` (default) for no limit. More than zero, at most 100 years.
+    ///
+    /// Cancellation is cooperative: a body that ignores it (or blocks its thread) keeps running past its timeout,
+    /// and the attempt ends, as timed out, only when the body returns. Meanwhile the run is still going, so the
+    /// job's overlap policy meets its next dates (skipping them by default), and the retry policy waits for that
+    /// end too.
     public var timeout: Duration?
-    /// What happens on start to dates missed while the process was down (known from the job's stored cursor).
+    /// What happens to missed dates: after downtime (known from the job's stored cursor), after a late wake-up,
+    /// and dates the coordinator could not decide.
     public var catchUp: CatchUp
     /// When the job's cursor is written: before the run (at most once) or after it (at least once).
     public var delivery: Delivery
@@ -71,13 +77,23 @@ public struct JobOptions: Sendable {
         case stopJob
     }
 
-    /// What happens on start to dates missed while the process was down.
+    /// What happens to missed dates: the dates after the stored cursor when the scheduler starts (the process was
+    /// down), the dates that passed while the scheduler waited for one (the process was suspended, or the wall
+    /// clock jumped ahead), the dates whose claims the ``JobCoordinator`` could not decide (its database was down),
+    /// once it answers again, and, for at-least-once jobs on replicas, dates abandoned by a replica that died.
+    ///
+    /// One rule for all of them, on the plans' engine (`PlanTimer`'s): the dates are summarized (the latest and how
+    /// many) in bounded time and memory, whatever the span. Dates not run count in ``JobStats/missed``, exactly for
+    /// intervals, fixed dates and fixed delays, and for calendar and cron plans up to about a thousand per span,
+    /// beyond which ``JobStats/missedIsLowerBound`` is set.
     public enum CatchUp: Sendable, Hashable {
-        /// Missed dates are not run; the job waits for its next date (default).
+        /// Missed dates are not run; the job waits for its next date (default). A late wake-up still runs the
+        /// date it woke for; the dates after it that also passed count as missed.
         case skip
-        /// If any date was missed, one run at start stands for all of them (its planned date is the latest).
+        /// If any date was missed, one run stands for all of them: its planned date is the latest missed date.
         case once
-        /// Each missed date not older than `within` runs at start, oldest first, one after another.
+        /// Each missed date not older than `within` (from now) runs, oldest first, one after another; older ones
+        /// count as missed. More than zero; a window longer than the downtime runs every missed date.
         case each(within: Duration)
     }
 

@@ -26,17 +26,17 @@ public struct JobSchedule: Sendable, CustomStringConvertible {
     /// first one interval after the scheduler starts (or, with a stored cursor, on the grid of the last date
     /// served, so the phase survives a restart).
     ///
-    /// A run still going at the next date meets the job's overlap policy (``JobOptions/Overlap``); a scheduler
-    /// that wakes late runs once for the dates it slept through (they count as ``JobStats/missed``).
+    /// A run still going at the next date meets the job's overlap policy (``JobOptions/Overlap``); dates that
+    /// pass while the scheduler cannot run them go to its catch-up policy (``JobOptions/CatchUp``).
     ///
-    /// - Parameter interval: The period, more than zero.
+    /// - Parameter interval: The period, more than zero, at most 100 years.
     /// - Returns: The schedule.
     public static func every(_ interval: Duration) -> JobSchedule { JobSchedule(kind: .every(interval)) }
 
     /// Fixed delay: the next run is due `interval` after the previous one ended (its last attempt, retries
     /// included); the first one `interval` after the scheduler starts. Runs of such a job never overlap.
     ///
-    /// - Parameter interval: The delay, more than zero.
+    /// - Parameter interval: The delay, more than zero, at most 100 years.
     /// - Returns: The schedule.
     public static func fixedDelay(_ interval: Duration) -> JobSchedule { JobSchedule(kind: .fixedDelay(interval)) }
 

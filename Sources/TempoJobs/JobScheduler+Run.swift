@@ -11,7 +11,7 @@ extension JobScheduler {
     ///
     /// - Throws: ``JobError`` with ``JobError/Code/alreadyStarted`` if the scheduler runs or ran already, or with
     ///   ``JobError/Code/invalidOptions`` (before any job starts) when the configuration's grace period or abandon
-    ///   delay is negative. Errors of jobs are never thrown here: they are logged and counted per job.
+    ///   delay is negative or past 100 years. Errors of jobs are never thrown here: they are logged and counted per job.
     public func run() async throws {
         for (name, value) in [("gracePeriod", configuration.gracePeriod), ("abandonAfter", configuration.abandonAfter)]
         where value < .zero || value > JobDefinition.maximumDuration {

@@ -27,9 +27,11 @@ import TempoPlans
 /// naming the jobs still running in an error log; `run()` returns when the last run has ended, or
 /// ``Configuration/abandonAfter`` after the cancellation, whichever comes first.
 ///
-/// Runs are unstructured tasks that the scheduler tracks (not child tasks of `run()`), so a body that ignores
-/// cancellation can neither block other jobs nor keep `run()` from returning: after `abandonAfter` its run is
-/// abandoned, an error log names its job, and `run()` returns while the body may still be running. The trade-off:
+/// Runs and the jobs' planners are unstructured tasks that the scheduler tracks (not child tasks of `run()`), so a
+/// body that ignores cancellation or blocks its thread can neither block other jobs nor keep `run()` from returning:
+/// after `abandonAfter` its run is abandoned, an error log names its job, and `run()` returns while the body may still
+/// be running. Not bounded: bodies that block every thread of the cooperative pool at once (one per core) stop every
+/// task of the process, `run()` included, until one returns. The trade-off:
 /// an abandoned body keeps running while the process lives (its job counts it in ``JobStats/running`` and, if it
 /// ends, in its statistics and its cursor), and nothing waits for it any more; the process usually exits soon
 /// after. Cancelling the task of `run()` cancels every run at once, then waits `abandonAfter` as above. Runs and
@@ -38,8 +40,11 @@ import TempoPlans
 ///
 /// A run starts without an executor hop: at its date, its body runs on the thread of the job's planner until its
 /// first suspension point, and the planner plans the job's next date after that. A body that computes for long
-/// before its first `await` delays its own job's planning (a date that passes meanwhile counts as missed), never
-/// other jobs'.
+/// before its first `await` delays its own job's planning (a date that passes meanwhile is late, and its job's
+/// ``JobOptions/CatchUp`` policy decides about it), never other jobs'.
+///
+/// Missed dates (downtime, a suspended process, a wall clock that jumped, a coordinator that could not decide a
+/// date) all go to the job's catch-up policy; see ``JobOptions/CatchUp``.
 ///
 /// Time: the scheduler waits on `clock` (pass a `VirtualClock` in tests, where every policy runs in virtual time)
 /// and reads dates from `wallClock`; each wait for a date is converted to `clock` when it starts.
@@ -101,8 +106,8 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     ///   - wallClock: The source of dates for plans and cursors (default `Date.init`).
     ///   - clock: The clock to wait on.
     ///
-    /// A negative `configuration.gracePeriod` or `configuration.abandonAfter` is reported by ``run()``, which
-    /// throws ``JobError`` with ``JobError/Code/invalidOptions`` naming it before any job starts.
+    /// A negative `configuration.gracePeriod` or `configuration.abandonAfter`, or one past 100 years, is reported by
+    /// ``run()``, which throws ``JobError`` with ``JobError/Code/invalidOptions`` naming it before any job starts.
     public init(
         configuration: Configuration = Configuration(),
         store: any JobStore = InMemoryJobStore(),

@@ -148,6 +148,25 @@ import Testing
         #expect(trace.all == ["attempt 1 at 5.0", "attempt 2 at 15.0"])
     }
 
+    @Test func aShutdownDuringARetryWaitEndsTheWaitAtOnce() async throws {
+        let clock = VirtualClock()
+        let trace = Trace()
+        let ended = try await clock.run {
+            let scheduler = makeScheduler(on: clock, gracePeriod: .seconds(30))
+            let policy = RetryPolicy(attempts: 5, backoff: .constant(.seconds(60)))
+            try scheduler.register("r", schedule: .at(wallDate(5)), options: JobOptions(failure: .retry(policy))) {
+                context in
+                trace.append("attempt \(context.attempt) at \(clock.seconds)")
+                throw Boom()
+            }
+            return try await run(scheduler, on: clock, for: .seconds(20))
+        }
+        // Shutdown at 20, during the 60 s wait after attempt 1: the wait ends then (was: at 50, the grace period's
+        // end), and no retry starts.
+        #expect(trace.all == ["attempt 1 at 5.0"])
+        #expect(ended == 20)
+    }
+
     @Test func shutdownBeforeRunMakesRunReturnAtOnceAndRunTwiceThrows() async throws {
         let clock = VirtualClock()
         let scheduler = makeScheduler(on: clock)

@@ -60,7 +60,9 @@ extension PostgresTests {
                 let first = try PostgresJobCoordinator(client: client, replica: "frozen")
                 let second = try PostgresJobCoordinator(client: client, replica: "survivor")
                 let stale = try #require(
-                    try await step("claiming") { try await first.claim(job: "report", plannedDate: date, logger: logger) })
+                    try await step("claiming") {
+                        try await first.claim(job: "report", plannedDate: date, logger: logger)
+                    })
                 #expect(try await step("checking the claim") { await stale.isHeld() })
                 // While the lease holds, the date is taken.
                 let taken = try await step("claiming a held date") {
