@@ -28,7 +28,7 @@ extension JobRunner {
             if let error = await attemptOnce(job, context: context) {
                 succeeded = await retry(job, failed: context, error: error)
             }
-            count(job, succeeded: succeeded)
+            count(job, date: request.date, succeeded: succeeded)
             if job.options.delivery == .atLeastOnce {
                 await saveCursor(of: job, date: request.date, releasing: context.claim, succeeded: succeeded)
             } else {
@@ -86,11 +86,11 @@ extension JobRunner {
     }
 
     @inline(never)
-    private func count(_ job: JobDefinition, succeeded: Bool) {
+    private func count(_ job: JobDefinition, date: Date, succeeded: Bool) {
         state.withLock { state in
             guard var record = state.jobs[job.name] else { return }
             if succeeded { record.stats.succeeded += 1 } else { record.stats.failed += 1 }
-            record.outageOver = record.outage != nil
+            Outage.decided(date, in: &record)
             state.jobs[job.name] = record
         }
     }
@@ -101,7 +101,7 @@ extension JobRunner {
             guard var record = state.jobs[request.job.name] else { return }
             record.stats.started -= 1
             record.stats.claimedElsewhere += 1
-            record.outageOver = record.outage != nil
+            Outage.decided(request.date, in: &record)
             state.jobs[request.job.name] = record
         }
         logger.debug(
@@ -122,9 +122,10 @@ extension JobRunner {
             if case .fixedDelay = request.job.schedule {
                 record.stats.missed += 1
             } else {
-                let outage = record.outage.map { min($0.lowerBound, date)...max($0.upperBound, date) } ?? date...date
-                record.outage = outage
-                record.outageOver = false
+                // A new span, or the last one, not yet handed over, goes on: from the last decided date on.
+                let after = min(
+                    record.outage?.after ?? date.justBefore, record.lastDecided ?? date.justBefore, date.justBefore)
+                record.outage = Outage(after: after, through: max(record.outage?.through ?? date, date))
             }
             state.jobs[request.job.name] = record
         }

@@ -91,13 +91,12 @@ final class JobRunner: Sendable {
         }
     }
 
-    /// The dates of `job` whose claims the coordinator could not decide, once a later claim was decided again (and
-    /// forgets them: the planner hands them to the catch-up policy); `nil` otherwise.
-    func takeOutage(of job: String) -> ClosedRange<Date>? {
+    /// The span of dates of `job` whose claims the coordinator could not decide, once a claim was decided again (and
+    /// forgets it: the planner hands the span to the catch-up policy); `nil` otherwise.
+    func takeOutage(of job: String) -> Outage? {
         state.withLock { state in
-            guard let record = state.jobs[job], record.outageOver, let outage = record.outage else { return nil }
+            guard let outage = state.jobs[job]?.outage, outage.isOver else { return nil }
             state.jobs[job]?.outage = nil
-            state.jobs[job]?.outageOver = false
             return outage
         }
     }

@@ -37,7 +37,7 @@ extension JobScheduler {
             let now = wallClock()
             if recoversAbandonedDates {
                 guard await recoverAbandoned(job, before: date, now: now, after: &recovered) else { return }
-                guard await recoverOutage(job, source: source, now: now) else { return }
+                guard await recoverOutage(job, before: date, source: source, now: now) else { return }
             }
             if source.isFixedDelay {
                 guard admit(job, date: date, due: due) else { return }
@@ -108,13 +108,14 @@ extension JobScheduler {
             idleAfterLast: true)
     }
 
-    /// Runs, as the job's catch-up policy says, the dates its coordinator could not decide (its database was
-    /// down), once a later claim of the job was decided again; `false` when planning must end.
-    private func recoverOutage(_ job: JobDefinition, source: DateSource, now: Date) async -> Bool {
+    /// Runs, as the job's catch-up policy says, the dates before `date` from the start of an outage (the dates its
+    /// coordinator could not decide, its database being down, and those skipped meanwhile), once a claim of the job
+    /// was decided again; `false` when planning must end.
+    private func recoverOutage(_ job: JobDefinition, before date: Date, source: DateSource, now: Date) async -> Bool {
         guard let outage = runner.takeOutage(of: job.name) else { return true }
         await runner.wait(for: .idle(job.name))
         return await catchUp(
-            job, source: source, after: outage.lowerBound.justBefore, through: outage.upperBound, now: now,
+            job, source: source, after: outage.after, through: min(outage.through, date.justBefore), now: now,
             reason: "while the coordinator was unavailable", idleAfterLast: true)
     }
 

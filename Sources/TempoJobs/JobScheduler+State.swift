@@ -56,12 +56,36 @@ struct JobRecord {
     var stats = JobStats()
     var queued: RunRequest?
     var random: JobRandom
-    /// The first and last dates whose claims the coordinator could not decide (it threw), not yet handed to the
-    /// catch-up policy.
-    var outage: ClosedRange<Date>?
-    /// Whether a claim of the job was decided (granted or refused) after ``outage`` began: the coordinator answers
-    /// again, and the planner hands the outage's dates to the catch-up policy.
-    var outageOver = false
+    /// The latest planned date whose claim the coordinator decided (granted or refused).
+    var lastDecided: Date?
+    /// A span of dates the coordinator could not decide (it threw), not yet handed to the catch-up policy. Dates in
+    /// the span that were not claimed at all (skipped by the overlap policy while a claim hung on the database) are
+    /// in it too; dates of it that ran are refused when claimed again.
+    var outage: Outage?
+}
+
+/// A span of a job's dates that its coordinator could not decide (see ``JobRecord/outage``).
+struct Outage {
+    /// The span starts after this date: the last date decided before the outage.
+    var after: Date
+    /// The span ends with this date: the latest date not decided, or skipped by the overlap policy while the outage
+    /// went on (a run whose claim hung on the database was still going).
+    var through: Date
+    /// Whether a claim was decided again since: the planner hands the span to the catch-up policy at its next date.
+    var isOver = false
+
+    /// Records a date the overlap policy skipped: during an outage, it joins the span.
+    static func skipped(_ date: Date, in record: inout JobRecord) {
+        guard var outage = record.outage, !outage.isOver else { return }
+        outage.through = max(outage.through, date)
+        record.outage = outage
+    }
+
+    /// Records a decided claim of `date`: the latest decided date, and the end of an outage.
+    static func decided(_ date: Date, in record: inout JobRecord) {
+        record.lastDecided = max(record.lastDecided ?? date, date)
+        if record.outage != nil, date > record.outage?.after ?? date { record.outage?.isOver = true }
+    }
 }
 
 /// What waits on the scheduler's state.
@@ -131,16 +155,19 @@ struct SchedulerState {
         switch job.options.overlap {
         case .skip where running >= 1:
             record.stats.skipped += 1
+            Outage.skipped(date, in: &record)
             return .skipped(running: running)
         case .queueOne where running >= 1:
             guard record.queued == nil else {
                 record.stats.skipped += 1
+                Outage.skipped(date, in: &record)
                 return .skipped(running: running)
             }
             record.queued = request
             return .queued
         case .concurrent(let limit) where running >= limit:
             record.stats.skipped += 1
+            Outage.skipped(date, in: &record)
             return .skipped(running: running)
         default:
             start(request, in: &record)

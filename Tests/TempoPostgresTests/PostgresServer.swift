@@ -76,6 +76,11 @@ final class PostgresServer: Sendable {
         try await Self.tool("pg_ctl", ["-D", "\(folder)/data", "-m", "fast", "-w", "-t", "60", "stop"])
     }
 
+    /// Stops the server at once, as a crash would (`pg_ctl stop -m immediate`: no checkpoint, connections cut).
+    func stopImmediately() async throws {
+        try await Self.tool("pg_ctl", ["-D", "\(folder)/data", "-m", "immediate", "-w", "-t", "60", "stop"])
+    }
+
     /// Stops the server if it runs (killing it if `pg_ctl` cannot) and deletes its folder.
     func remove() async {
         if FileManager.default.fileExists(atPath: "\(folder)/data/postmaster.pid") {

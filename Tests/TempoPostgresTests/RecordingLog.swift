@@ -11,6 +11,11 @@ final class RecordingLog: Sendable {
         Logger(label: "test") { _ in Handler(log: self) }
     }
 
+    /// The lines that contain `text`.
+    func lines(containing text: String) -> [String] {
+        lines.withLock { $0.filter { $0.contains(text) } }
+    }
+
     /// How many lines contain `text`.
     func count(_ text: String) -> Int {
         lines.withLock { $0.filter { $0.contains(text) }.count }

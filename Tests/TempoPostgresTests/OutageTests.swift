@@ -1,0 +1,111 @@
+#if Postgres
+import Foundation
+import Logging
+import PostgresNIO
+import TempoJobs
+import TempoPlans
+import TempoPostgres
+import Testing
+
+extension PostgresTests {
+    /// The database stopped for seconds under running replicas: the dates whose claims could not be decided meanwhile
+    /// go to the job's catch-up policy when it is back, exactly as after a process restart; none runs twice.
+    @Suite struct OutageTests {
+        @Test func everyDateOfAnOutageRunsOnceWhenTheDatabaseIsBack() async throws {
+            // A server of its own: the shared one must stay up for the other tests.
+            let server = try await step("starting a server of its own", within: .seconds(300)) {
+                try await PostgresServer.start()
+            }
+            do {
+                try await runAcrossAnOutage(of: server)
+            } catch {
+                await server.remove()
+                throw error
+            }
+            await server.remove()
+        }
+
+        private static let interval = 0.5
+
+        private func runAcrossAnOutage(of server: PostgresServer) async throws {
+            try await withClient(server.configuration(database: "postgres")) { client in
+                try await step("migrating") {
+                    try await PostgresSchema.migrate(on: client, logger: Logger(label: "test"))
+                }
+                try await createResultsTable(on: client)
+                let log = RecordingLog()
+                let schedulers = try ["a", "b"].map { try outageReplica($0, client: client, logger: log.logger) }
+                let (stopped, back) = try await step("two replicas across a 6 s outage", within: .seconds(240)) {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for scheduler in schedulers { group.addTask { try await scheduler.run() } }
+                        try await Task.sleep(for: .seconds(3))
+                        let stopped = Date()
+                        try await server.stopImmediately()
+                        try await Task.sleep(for: .seconds(6))
+                        try await server.startAgain()
+                        let back = Date()
+                        // Long enough for the outage's dates to be claimed and run on a loaded machine: the wait
+                        // below for the results is what the test judges; this only lets the replicas work.
+                        try await Task.sleep(for: .seconds(8))
+                        for scheduler in schedulers { scheduler.triggerGracefulShutdown() }
+                        try await group.waitForAll()
+                        return (stopped, back)
+                    }
+                }
+                let dates = try await step("reading the results") {
+                    var dates: [Double] = []
+                    let rows = try await client.query(
+                        "SELECT extract(epoch FROM planned_at)::float8 FROM results ORDER BY planned_at")
+                    for try await value in rows.decode(Double.self) { dates.append(value) }
+                    return dates
+                }
+                let first = try #require(dates.first)
+                // Every date of the grid from the first run to the database's return ran, the outage's included.
+                let expected = stride(from: first, through: back.timeIntervalSince1970, by: Self.interval).map {
+                    ($0 * 2).rounded() / 2
+                }
+                let ran = Set(dates.map { ($0 * 2).rounded() / 2 })
+                let lost = expected.filter { !ran.contains($0) }
+                #expect(
+                    lost.isEmpty,
+                    """
+                    dates lost: \(lost) (outage \(stopped.timeIntervalSince1970)...\(back.timeIntervalSince1970)); \
+                    log: \(log.lines(containing: "job").suffix(40).joined(separator: "\n"))
+                    """)
+                #expect(expected.contains { $0 > stopped.timeIntervalSince1970 + 1 && $0 < back.timeIntervalSince1970 })
+                #expect(log.count("left to the catch-up policy") > 0, "no claim failed during the outage")
+                // Never a second run of a date: the results' primary key would have refused it.
+                #expect(log.count("23505") == 0)
+            }
+        }
+
+        /// A replica running one job every 0.5 s (on the epoch's grid) with the catch-up policy
+        /// `.each(within: 120 s)`, whose body writes its date with a check of its fencing token and retries while
+        /// the database is down.
+        private func outageReplica(_ replica: String, client: PostgresClient, logger: Logger) throws
+            -> JobScheduler<ContinuousClock>
+        {
+            let retry = PostgresRetry(attemptTimeout: .milliseconds(500))
+            let scheduler = JobScheduler(
+                store: try PostgresJobStore(client: client, retry: retry, logger: logger),
+                coordinator: try PostgresJobCoordinator(
+                    client: client, replica: replica, configuration: .init(lease: .seconds(2), retry: retry)),
+                logger: logger, clock: ContinuousClock())
+            let options = JobOptions(
+                failure: .retry(RetryPolicy(attempts: 30, backoff: .constant(.milliseconds(500)))),
+                catchUp: .each(within: .seconds(120)))
+            let schedule = JobSchedule.plan(
+                try Plan.every(.milliseconds(500), anchor: Date(timeIntervalSince1970: 0)))
+            try scheduler.register("tick", schedule: schedule, options: options) { context in
+                try await client.query(
+                    """
+                    INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \
+                    SELECT 1 FROM tempo_claims WHERE job = 'tick' AND planned_at = \(context.plannedDate) AND \
+                    token = \(context.claim.fencingToken) AND lease_until > clock_timestamp())
+                    """)
+            }
+            return scheduler
+        }
+    }
+}
+#endif
