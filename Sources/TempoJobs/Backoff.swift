@@ -8,13 +8,32 @@
 /// `Backoff` is a value type and is `Sendable`.
 public struct Backoff: Sendable, Hashable {
     /// How the wait is drawn from the base delay.
-    public enum Jitter: Sendable, Hashable {
+    ///
+    /// `Jitter` is a value type and is `Sendable`; more kinds may be added in later versions.
+    public struct Jitter: Sendable, Hashable, CustomStringConvertible {
+        enum Kind: Sendable, Hashable {
+            case none
+            case full
+            case decorrelated
+        }
+
+        let kind: Kind
+
         /// The base delay itself (default).
-        case none
+        public static let none = Jitter(kind: .none)
         /// Uniform in `0 ... base`.
-        case full
+        public static let full = Jitter(kind: .full)
         /// Uniform in `initial ... 3 · previous wait`, at most `cap`.
-        case decorrelated
+        public static let decorrelated = Jitter(kind: .decorrelated)
+
+        /// `none`, `full` or `decorrelated`.
+        public var description: String {
+            switch kind {
+            case .none: "none"
+            case .full: "full"
+            case .decorrelated: "decorrelated"
+            }
+        }
     }
 
     /// The first wait's base delay; more than zero.
@@ -76,11 +95,11 @@ public struct Backoff: Sendable, Hashable {
     func delay(retry: Int, previous: Duration?, using generator: inout some RandomNumberGenerator) -> Duration {
         let initialSeconds = Self.seconds(initial)
         let capSeconds = Self.seconds(cap)
-        switch jitter {
+        switch jitter.kind {
         case .none, .full:
             let growth = pow(multiplier, Double(max(0, retry - 1)))
             let base = min(capSeconds, initialSeconds * growth)
-            if jitter == .none { return min(cap, Self.duration(base)) }
+            if case .none = jitter.kind { return min(cap, Self.duration(base)) }
             return Self.duration(Double.random(in: 0...base, using: &generator))
         case .decorrelated:
             let upper = max(initialSeconds, Self.seconds(previous ?? initial) * 3)

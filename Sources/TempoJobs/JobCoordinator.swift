@@ -31,8 +31,8 @@ public protocol JobCoordinator: Sendable {
     /// The dates of `job` up to `date` whose runs were abandoned: claimed, never released, and their claims lost
     /// (the replica that held one died, froze or was cut off past its lease), oldest first.
     ///
-    /// ``JobScheduler`` asks it before each planned date of a job whose delivery is
-    /// ``JobOptions/Delivery/atLeastOnce`` and whose catch-up policy is not ``JobOptions/CatchUp/skip``, and
+    /// ``JobScheduler`` asks it before each planned date of a job whose guarantee is
+    /// ``JobOptions/Guarantee/atLeastOnce`` and whose catch-up policy is not ``JobOptions/CatchUp/skip``, and
     /// hands the dates to the catch-up policy; each date it runs is claimed again first, so of several replicas
     /// that find one abandoned date, one runs it. A coordinator may answer from a cache or skip the question
     /// (return `[]`) to bound its cost; it never throws (errors are logged and answered with `[]`). The default

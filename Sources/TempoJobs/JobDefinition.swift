@@ -74,8 +74,8 @@ final class JobDefinition: Sendable {
                 return .fixedDelay(interval)
             case .plan(let plan):
                 return .plan(plan)
-            case .cron(let text, let zone):
-                return .plan(try Plan.cron(text, in: zone))
+            case .cron(let text, let zone, let localTimes):
+                return .plan(try Plan.cron(text, in: zone, localTimes: localTimes))
             case .at(let date):
                 return .once(date, try Plan.dates([date]))
             }
@@ -100,13 +100,13 @@ final class JobDefinition: Sendable {
             guard spread > .zero else { throw invalid("a spread must be more than zero, got \(spread)") }
             try checkMaximum(spread, "a spread", .invalidOptions, job: job)
         }
-        if case .concurrent(let limit) = options.overlap, limit < 1 {
+        if case .concurrent(let limit) = options.overlap.kind, limit < 1 {
             throw invalid("a concurrency limit must be at least 1, got \(limit)")
         }
-        if case .each(let within) = options.catchUp, within <= .zero {
+        if case .each(let within) = options.catchUp.kind, within <= .zero {
             throw invalid("a catch-up window must be more than zero, got \(within)")
         }
-        if case .retry(let policy) = options.failure {
+        if case .retry(let policy) = options.failure.kind {
             try policy.validate(job: job)
         }
     }

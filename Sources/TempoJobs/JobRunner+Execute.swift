@@ -9,7 +9,7 @@ import Tempo
 
 extension JobRunner {
     /// Runs one date of a job if the coordinator grants it: its attempts under the failure policy, the cursor per
-    /// the delivery mode, then the queued run or the end. A date the coordinator cannot decide is left to the
+    /// the guarantee, then the queued run or the end. A date the coordinator cannot decide is left to the
     /// catch-up policy (``takeOutage(of:)``).
     func execute(_ request: RunRequest) async {
         let job = request.job
@@ -22,14 +22,14 @@ extension JobRunner {
             return
         }
         if let claim = granted {
-            if job.options.delivery == .atMostOnce { await saveCursor(of: job, date: request.date) }
+            if job.options.guarantee == .atMostOnce { await saveCursor(of: job, date: request.date) }
             let context = firstAttempt(of: request, claim: claim)
             var succeeded = true
             if let error = await attemptOnce(job, context: context) {
                 succeeded = await retry(job, failed: context, error: error)
             }
             count(job, date: request.date, succeeded: succeeded)
-            if job.options.delivery == .atLeastOnce {
+            if job.options.guarantee == .atLeastOnce {
                 await saveCursor(of: job, date: request.date, releasing: context.claim, succeeded: succeeded)
             } else {
                 await context.claim.release(succeeded: succeeded)
@@ -149,14 +149,14 @@ extension JobRunner {
             stats.lastError = "\(error)"
         }
         context.logger.error("job run failed", metadata: ["error": "\(error)"])
-        if case .retry(let policy) = job.options.failure, context.attempt < policy.attempts {
+        if case .retry(let policy) = job.options.failure.kind, context.attempt < policy.attempts {
             guard let wait = nextBackoff(job, policy: policy, attempt: context.attempt, previous: previousWait) else {
                 context.logger.warning("job not retried: the scheduler is shutting down")
                 return nil
             }
             return wait
         }
-        if case .stopJob = job.options.failure {
+        if job.options.failure == .stopJob {
             update(job.name) { $0.isStopped = true }
             context.logger.error("job stopped after a failure; it will not run again")
         }

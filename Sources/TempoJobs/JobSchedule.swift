@@ -4,7 +4,7 @@ public import TempoPlans
 /// When a job runs: at a fixed rate, a fixed delay after the previous run ended, on a calendar plan or cron text,
 /// or once at a date.
 ///
-/// A schedule is a value; ``JobScheduler/register(_:schedule:options:fileID:line:body:)`` validates it and throws
+/// A schedule is a value; ``JobScheduler/register(_:_:options:fileID:line:body:)`` validates it and throws
 /// ``JobError`` with ``JobError/Code/invalidSchedule`` naming the bad value, so building one never fails.
 ///
 /// Dates are wall-clock dates (`Date`); the scheduler converts each wait into its own clock when the wait starts,
@@ -16,7 +16,7 @@ public struct JobSchedule: Sendable, CustomStringConvertible {
         case every(Duration)
         case fixedDelay(Duration)
         case plan(Plan)
-        case cron(String, TimeZone)
+        case cron(String, TimeZone, LocalTimePolicy)
         case at(Date)
     }
 
@@ -48,12 +48,19 @@ public struct JobSchedule: Sendable, CustomStringConvertible {
 
     /// The dates cron text matches in a time zone (the syntax of `Plan.cron(_:in:localTimes:)`).
     ///
+    /// The zone has no default: a job's dates must be the same on every replica, and the process's zone (`TZ`)
+    /// can differ from one container to the next. Write `.gmt` for UTC.
+    ///
     /// - Parameters:
     ///   - text: Five or six fields, or a macro such as `@hourly`.
-    ///   - timeZone: The zone whose local time the fields speak (default: the current zone).
+    ///   - timeZone: The zone whose local time the fields speak.
+    ///   - localTimes: What a local time that a daylight-saving change skips or repeats does (default `.cron`:
+    ///     as cron does, see `LocalTimePolicy`).
     /// - Returns: The schedule; text that does not parse is rejected at registration, naming the field.
-    public static func cron(_ text: String, in timeZone: TimeZone = .current) -> JobSchedule {
-        JobSchedule(kind: .cron(text, timeZone))
+    public static func cron(
+        _ text: String, in timeZone: TimeZone, localTimes: LocalTimePolicy = .cron
+    ) -> JobSchedule {
+        JobSchedule(kind: .cron(text, timeZone, localTimes))
     }
 
     /// Once, at `date`. A date already past when the scheduler starts runs at once unless the catch-up policy is
@@ -69,7 +76,7 @@ public struct JobSchedule: Sendable, CustomStringConvertible {
         case .every(let interval): "every \(interval)"
         case .fixedDelay(let interval): "fixed delay \(interval)"
         case .plan(let plan): "plan \(plan)"
-        case .cron(let text, let zone): "cron \"\(text)\" in \(zone.identifier)"
+        case .cron(let text, let zone, _): "cron \"\(text)\" in \(zone.identifier)"
         case .at(let date):
             // `Date`'s own description traps on a date that is not finite or far out of range.
             if date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e11 {

@@ -73,7 +73,7 @@ extension JobScheduler {
     private func wokeLate(
         _ job: JobDefinition, date: Date, due: C.Instant, later: LateDates, source: DateSource, now: Date
     ) async -> Bool {
-        switch job.options.catchUp {
+        switch job.options.catchUp.kind {
         case .skip:
             // The run starts first: counting the dates slept through is not on its path.
             guard admit(job, date: date, due: due) else { return false }
@@ -134,7 +134,7 @@ extension JobScheduler {
         guard let late = source.late(after: after, through: through) else { return true }
         var missed = late.count
         var lowerBound = late.countIsLowerBound
-        switch job.options.catchUp {
+        switch job.options.catchUp.kind {
         case .skip:
             break
         case .once:
@@ -154,7 +154,7 @@ extension JobScheduler {
                 "job": "\(job.name)", "missed": "\(late.count)\(late.countIsLowerBound ? "+" : "")",
                 "catchUp": "\(job.options.catchUp)",
             ])
-        switch job.options.catchUp {
+        switch job.options.catchUp.kind {
         case .skip:
             return true
         case .once:
@@ -200,12 +200,12 @@ extension JobScheduler {
     private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, after recovered: inout Date)
         async -> Bool
     {
-        guard job.options.delivery == .atLeastOnce, job.options.catchUp != .skip else { return true }
+        guard job.options.guarantee == .atLeastOnce, job.options.catchUp != .skip else { return true }
         let abandoned = await coordinator.abandonedDates(job: job.name, before: date, logger: logger)
             .filter { $0 > recovered }
         guard let latest = abandoned.last else { return true }
         let toRun: [Date]
-        switch job.options.catchUp {
+        switch job.options.catchUp.kind {
         case .skip: toRun = []
         case .once: toRun = [latest]
         case .each(let within): toRun = abandoned.filter { $0 >= now.adding(.zero - within) }

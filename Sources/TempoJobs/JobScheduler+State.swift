@@ -152,7 +152,7 @@ struct SchedulerState {
         defer { jobs[job.name] = record }
         let running = record.stats.running
         let request = RunRequest(job: job, date: date, due: due, id: makeID())
-        switch job.options.overlap {
+        switch job.options.overlap.kind {
         case .skip where running >= 1:
             record.stats.skipped += 1
             Outage.skipped(date, in: &record)

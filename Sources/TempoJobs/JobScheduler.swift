@@ -10,7 +10,7 @@ import TempoPlans
 ///
 /// ```swift
 /// let scheduler = JobScheduler(logger: logger)
-/// try scheduler.register("refresh-cache", schedule: .every(.seconds(5 * 60))) { context in
+/// try scheduler.register("refresh-cache", .every(.seconds(5 * 60))) { context in
 ///     try await cache.refresh()
 /// }
 /// let group = ServiceGroup(services: [scheduler], gracefulShutdownSignals: [.sigterm], logger: logger)
@@ -139,7 +139,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     /// - Parameters:
     ///   - name: The job's name, unique in the scheduler and the key of its cursor; not empty.
     ///   - schedule: When it runs.
-    ///   - options: Its overlap, failure, timeout, catch-up, delivery and spread (default ``JobOptions/init(overlap:failure:timeout:catchUp:delivery:spread:)``).
+    ///   - options: Its overlap, failure, timeout, catch-up, guarantee and spread (default ``JobOptions/init(overlap:failure:timeout:catchUp:guarantee:spread:)``).
     ///   - fileID: Where the job is registered; leave the default. With `line`, the site of the job's label: the
     ///     name is the job's label (`TimerLabel`), which names its pending waits in TempoTesting's armed-timer check,
     ///     as the `job` metadata names it in the scheduler's log lines.
@@ -151,7 +151,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
     ///   changes when it throws.
     public func register(
         _ name: String,
-        schedule: JobSchedule,
+        _ schedule: JobSchedule,
         options: JobOptions = JobOptions(),
         fileID: String = #fileID,
         line: Int = #line,

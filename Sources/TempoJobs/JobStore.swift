@@ -3,7 +3,7 @@ public import Foundation
 /// Where a scheduler keeps each job's cursor, so that a restarted process knows which dates it served.
 ///
 /// The scheduler reads a job's cursor once when the job's planning starts and writes it once per run (before the
-/// run or after it, per ``JobOptions/Delivery``). A store error never stops the scheduler: it is logged at error
+/// run or after it, per ``JobOptions/Guarantee``). A store error never stops the scheduler: it is logged at error
 /// level naming the job (and the store's file or table), kept in ``JobStats/lastError``, and the job goes on
 /// without a cursor (a failed read) or with its cursor unwritten (a failed write).
 ///
@@ -26,7 +26,7 @@ public protocol JobStore: Sendable {
     func save(_ cursor: JobCursor, for job: String) async throws
 
     /// Ends a run's claim and stores the run's cursor: what the scheduler calls after the last attempt of a run
-    /// whose delivery is ``JobOptions/Delivery/atLeastOnce``. A store that shares the coordinator's database may do
+    /// whose guarantee is ``JobOptions/Guarantee/atLeastOnce``. A store that shares the coordinator's database may do
     /// both in one write (TempoPostgres does: one statement); the default releases the claim, then calls
     /// ``save(_:for:)``.
     ///

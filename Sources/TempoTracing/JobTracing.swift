@@ -6,7 +6,7 @@ public import Tracing
 /// Job runs as spans: wrap a job's body with ``traced(tracer:_:)`` where it is registered.
 ///
 /// ```swift
-/// try scheduler.register("refresh-cache", schedule: .every(.minutes(5)), body: JobTracing.traced { context in
+/// try scheduler.register("refresh-cache", .every(.minutes(5)), body: JobTracing.traced { context in
 ///     try await cache.refresh()
 /// })
 /// ```

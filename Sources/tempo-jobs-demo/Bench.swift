@@ -58,7 +58,7 @@ enum Bench {
     static func scheduler(period: Duration, ticks: Int, logger: Logger) async throws -> [Double] {
         let scheduler = JobScheduler(logger: logger)
         let samples = Samples()
-        try scheduler.register("tick", schedule: .every(period)) { context in
+        try scheduler.register("tick", .every(period)) { context in
             let late = Date().timeIntervalSince(context.plannedDate) * 1e6
             if samples.append(late) >= ticks { scheduler.triggerGracefulShutdown() }
         }
@@ -95,7 +95,7 @@ enum Bench {
     ) async throws -> [Double] {
         let scheduler = JobScheduler(logger: logger)
         let marks = Marks(capacity: ticks)
-        try scheduler.register("tick", schedule: .every(period)) { _ in
+        try scheduler.register("tick", .every(period)) { _ in
             if marks.append(count()) >= ticks { scheduler.triggerGracefulShutdown() }
         }
         try await scheduler.run()
@@ -110,7 +110,7 @@ enum Bench {
         let runs = Samples()
         for index in 0..<count {
             try scheduler.register(
-                "job-\(index)", schedule: .every(.seconds(1)), options: JobOptions(spread: .seconds(1))
+                "job-\(index)", .every(.seconds(1)), options: JobOptions(spread: .seconds(1))
             ) {
                 _ in _ = runs.append(0)
             }

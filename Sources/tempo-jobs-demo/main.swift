@@ -35,7 +35,7 @@ logger.logLevel = .error
 let scheduler = JobScheduler(
     configuration: .init(gracePeriod: .seconds(graceSeconds), abandonAfter: .seconds(abandonSeconds)), logger: logger)
 let counter = Counter()
-try scheduler.register("slow", schedule: .every(.milliseconds(100))) { context in
+try scheduler.register("slow", .every(.milliseconds(100))) { context in
     let run = counter.next()
     say("run \(run) started")
     if ignoreCancellation {

@@ -26,7 +26,7 @@ func benchMode(_ options: Options) async throws {
     let spread = options.value("spread-ms", 0)
     let jobOptions = JobOptions(spread: spread > 0 ? .milliseconds(spread) : nil)
     for index in 0..<jobs {
-        try scheduler.register("job-\(index)", schedule: .plan(every), options: jobOptions) { _ in }
+        try scheduler.register("job-\(index)", .plan(every), options: jobOptions) { _ in }
     }
     let scheduling = Task { try await scheduler.run() }
     try await Task.sleep(for: .seconds(2))

@@ -34,7 +34,7 @@ func runMode(_ options: Options) async throws {
         logger: logger, wallClock: { Date() + skew }, clock: ContinuousClock())
     let every = try Plan.every(.milliseconds(options.value("every-ms", 200)), anchor: Date(timeIntervalSince1970: 0))
     try scheduler.register(
-        "tick", schedule: .plan(every), options: JobOptions(catchUp: .each(within: .seconds(60)))
+        "tick", .plan(every), options: JobOptions(catchUp: .each(within: .seconds(60)))
     ) { context in
         let (date, token) = (context.plannedDate, context.claim.fencingToken)
         try await client.query("INSERT INTO runs VALUES ('tick', \(date), \(replica), \(token), now())")

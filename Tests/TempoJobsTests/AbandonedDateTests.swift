@@ -49,7 +49,7 @@ private final class DeadReplicaCoordinator: JobCoordinator {
             let scheduler = JobScheduler(
                 coordinator: coordinator, logger: Logger(label: "test"), wallClock: clock.wallDate, clock: clock)
             let schedule = JobSchedule.plan(try Plan.every(.seconds(10), anchor: wallDate(0)))
-            try scheduler.register("report", schedule: schedule, options: options) { context in
+            try scheduler.register("report", schedule, options: options) { context in
                 runs.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
             }
             try await run(scheduler, on: clock, for: .seconds(45))
@@ -75,7 +75,7 @@ private final class DeadReplicaCoordinator: JobCoordinator {
         let trace = Trace()
         #expect(try await datesRun(JobOptions(catchUp: .skip), trace: trace) == [20, 30, 40])
         #expect(
-            try await datesRun(JobOptions(catchUp: .each(within: .seconds(60)), delivery: .atMostOnce), trace: trace)
+            try await datesRun(JobOptions(catchUp: .each(within: .seconds(60)), guarantee: .atMostOnce), trace: trace)
                 == [20, 30, 40])
         #expect(trace.all.isEmpty)
     }

@@ -17,7 +17,7 @@ import Testing
         let scheduler = JobScheduler(
             configuration: .init(gracePeriod: .milliseconds(100), abandonAfter: .milliseconds(100)), logger: logger,
             clock: ContinuousClock())
-        try scheduler.register("blocks", schedule: .every(.milliseconds(50))) { _ in
+        try scheduler.register("blocks", .every(.milliseconds(50))) { _ in
             started.store(true, ordering: .releasing)
             // Blocks its thread (the planner's: the run starts on it) until the test lets it go; 120 s at most.
             _ = release.wait(timeout: .now() + .seconds(120))

@@ -41,7 +41,7 @@ private struct NumberedClaim: JobClaim {
             let scheduler = JobScheduler(
                 store: store, coordinator: AlternatingCoordinator(trace: trace), logger: Logger(label: "test"),
                 wallClock: clock.wallDate, clock: clock)
-            try scheduler.register("tick", schedule: .every(.seconds(10))) { context in
+            try scheduler.register("tick", .every(.seconds(10))) { context in
                 trace.append("run \(clock.seconds) token \(context.claim.fencingToken) \(await context.claim.isHeld())")
             }
             try await run(scheduler, on: clock, for: .seconds(45))
@@ -63,7 +63,7 @@ private struct NumberedClaim: JobClaim {
         let trace = Trace()
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("tick", schedule: .every(.seconds(10))) { context in
+            try scheduler.register("tick", .every(.seconds(10))) { context in
                 trace.append("token \(context.claim.fencingToken) \(await context.claim.isHeld())")
             }
             try await run(scheduler, on: clock, for: .seconds(25))

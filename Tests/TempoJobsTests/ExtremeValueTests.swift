@@ -11,7 +11,7 @@ import Testing
     private func register(_ schedule: JobSchedule, _ options: JobOptions = JobOptions()) -> JobError? {
         let scheduler = makeScheduler(on: VirtualClock())
         do {
-            try scheduler.register("x", schedule: schedule, options: options) { _ in }
+            try scheduler.register("x", schedule, options: options) { _ in }
             return nil
         } catch {
             return error
@@ -82,11 +82,11 @@ import Testing
         let options = JobOptions(catchUp: .each(within: Self.huge))
         try await clock.run {
             let first = makeScheduler(on: clock, store: store)
-            try first.register("w", schedule: .every(.seconds(10)), options: options) { _ in }
+            try first.register("w", .every(.seconds(10)), options: options) { _ in }
             try await run(first, on: clock, for: .seconds(15))
             try await clock.sleep(for: .seconds(30))
             let second = makeScheduler(on: clock, store: store)
-            try second.register("w", schedule: .every(.seconds(10)), options: options) { context in
+            try second.register("w", .every(.seconds(10)), options: options) { context in
                 dates.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
             }
             try await run(second, on: clock, for: .seconds(1))

@@ -10,7 +10,7 @@ import Testing
         let trace = Trace()
         let stats = try await clock.run {
             let scheduler = makeScheduler(on: clock, log: log)
-            try scheduler.register("flaky", schedule: .every(.seconds(10))) { _ in
+            try scheduler.register("flaky", .every(.seconds(10))) { _ in
                 trace.append("t=\(clock.seconds)")
                 throw Boom()
             }
@@ -29,7 +29,7 @@ import Testing
             let scheduler = makeScheduler(on: clock)
             let policy = RetryPolicy(attempts: 4, backoff: .exponential(initial: .seconds(1), cap: .seconds(3)))
             try scheduler.register(
-                "retry", schedule: .every(.seconds(100)), options: JobOptions(failure: .retry(policy))
+                "retry", .every(.seconds(100)), options: JobOptions(failure: .retry(policy))
             ) { context in
                 trace.append("t=\(clock.seconds) attempt=\(context.attempt)")
                 throw Boom()
@@ -49,7 +49,7 @@ import Testing
             let scheduler = makeScheduler(on: clock)
             let policy = RetryPolicy(attempts: 5, backoff: .constant(.seconds(2)))
             try scheduler.register(
-                "third", schedule: .every(.seconds(100)), options: JobOptions(failure: .retry(policy))
+                "third", .every(.seconds(100)), options: JobOptions(failure: .retry(policy))
             ) { context in
                 trace.append("attempt=\(context.attempt)")
                 if context.attempt < 3 { throw Boom() }
@@ -70,7 +70,7 @@ import Testing
             let backoff = Backoff.exponential(initial: .seconds(1), cap: .seconds(30), jitter: jitter)
             let policy = RetryPolicy(attempts: 6, backoff: backoff)
             try scheduler.register(
-                "jitter", schedule: .every(.seconds(1000)), options: JobOptions(failure: .retry(policy))
+                "jitter", .every(.seconds(1000)), options: JobOptions(failure: .retry(policy))
             ) { _ in
                 trace.append("\(clock.seconds)")
                 throw Boom()
@@ -100,12 +100,12 @@ import Testing
         let trace = Trace()
         let (stopped, other) = try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("fragile", schedule: .every(.seconds(10)), options: JobOptions(failure: .stopJob)) {
+            try scheduler.register("fragile", .every(.seconds(10)), options: JobOptions(failure: .stopJob)) {
                 _ in
                 trace.append("fragile \(clock.seconds)")
                 throw Boom()
             }
-            try scheduler.register("steady", schedule: .every(.seconds(10))) { _ in }
+            try scheduler.register("steady", .every(.seconds(10))) { _ in }
             try await run(scheduler, on: clock, for: .seconds(35))
             return (try #require(scheduler.stats(for: "fragile")), try #require(scheduler.stats(for: "steady")))
         }
@@ -120,7 +120,7 @@ import Testing
         let stats = try await clock.run {
             let scheduler = makeScheduler(on: clock)
             try scheduler.register(
-                "stuck", schedule: .every(.seconds(100)), options: JobOptions(timeout: .seconds(5))
+                "stuck", .every(.seconds(100)), options: JobOptions(timeout: .seconds(5))
             ) { _ in
                 do {
                     try await clock.sleep(for: .seconds(60))
@@ -141,8 +141,8 @@ import Testing
         let clock = VirtualClock()
         let counts = try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("bad", schedule: .every(.seconds(5))) { _ in throw Boom() }
-            try scheduler.register("good", schedule: .every(.seconds(5))) { _ in }
+            try scheduler.register("bad", .every(.seconds(5))) { _ in throw Boom() }
+            try scheduler.register("good", .every(.seconds(5))) { _ in }
             try await run(scheduler, on: clock, for: .seconds(22))
             return (scheduler.stats(for: "bad")?.failed, scheduler.stats(for: "good")?.succeeded)
         }

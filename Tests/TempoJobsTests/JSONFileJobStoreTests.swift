@@ -102,7 +102,7 @@ import Testing
         let log = Trace()
         let stats = try await clock.run {
             let scheduler = makeScheduler(on: clock, log: log, store: JSONFileJobStore(path: path))
-            try scheduler.register("sync", schedule: .every(.seconds(10))) { _ in }
+            try scheduler.register("sync", .every(.seconds(10))) { _ in }
             try await run(scheduler, on: clock, for: .seconds(15))
             return try #require(scheduler.stats(for: "sync"))
         }

@@ -11,7 +11,7 @@ import Testing
         let line = #line + 3
         try await clock.run {
             let scheduler = makeScheduler(on: clock, log: log)
-            try scheduler.register("hourly-report", schedule: .every(.seconds(3600))) { _ in }
+            try scheduler.register("hourly-report", .every(.seconds(3600))) { _ in }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await scheduler.run() }
                 await settle(clock)

@@ -30,14 +30,14 @@ import Testing
         let options = JobOptions(catchUp: catchUp)
         return try await clock.run {
             let first = makeScheduler(on: clock, store: store)
-            try first.register("sync", schedule: schedule, options: options) { _ in }
+            try first.register("sync", schedule, options: options) { _ in }
             try await run(first, on: clock, for: firstFor)
             let cursor = try #require(try await store.cursor(for: "sync")).lastDate
             try await clock.sleep(for: downtime)
             if wallJump != .zero { _ = clock.adjustWallClock(by: wallJump) }
             let restartedAt = clock.wallDate().timeIntervalSince(wallDate(0))
             let second = makeScheduler(on: clock, store: store)
-            try second.register("sync", schedule: schedule, options: options) { context in
+            try second.register("sync", schedule, options: options) { context in
                 dates.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
             }
             try await run(second, on: clock, for: .seconds(1))
@@ -112,7 +112,7 @@ import Testing
         let dates = Trace()
         let stats = try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("tick", schedule: .every(.seconds(1))) { context in
+            try scheduler.register("tick", .every(.seconds(1))) { context in
                 dates.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
             }
             try await withThrowingTaskGroup(of: Void.self) { group in

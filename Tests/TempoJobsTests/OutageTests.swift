@@ -47,7 +47,7 @@ final class FlakyCoordinator: JobCoordinator {
             let scheduler = JobScheduler(
                 configuration: .init(randomSeed: 1), coordinator: coordinator, logger: logger,
                 wallClock: clock.wallDate, clock: clock)
-            try scheduler.register("pay", schedule: .every(.seconds(10)), options: JobOptions(catchUp: catchUp)) { _ in
+            try scheduler.register("pay", .every(.seconds(10)), options: JobOptions(catchUp: catchUp)) { _ in
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await scheduler.run() }
@@ -95,7 +95,7 @@ final class FlakyCoordinator: JobCoordinator {
             let scheduler = JobScheduler(
                 configuration: .init(randomSeed: 1), coordinator: coordinator, logger: logger,
                 wallClock: clock.wallDate, clock: clock)
-            try scheduler.register("slow-claim", schedule: .every(.seconds(10))) { context in
+            try scheduler.register("slow-claim", .every(.seconds(10))) { context in
                 lateness.append("\(context.lateness)")
             }
             try await run(scheduler, on: clock, for: .seconds(15))

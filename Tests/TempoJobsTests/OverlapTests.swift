@@ -10,7 +10,7 @@ import Testing
         let trace = Trace()
         let stats = try await clock.run {
             let scheduler = makeScheduler(on: clock, log: log)
-            try scheduler.register("slow", schedule: .every(.seconds(10)), options: JobOptions(overlap: overlap)) {
+            try scheduler.register("slow", .every(.seconds(10)), options: JobOptions(overlap: overlap)) {
                 context in
                 trace.append("t=\(clock.seconds) date=\(context.plannedDate.timeIntervalSince(wallDate(0)))")
                 try await clock.sleep(for: .seconds(25))
@@ -47,7 +47,7 @@ import Testing
         let trace = Trace()
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("q", schedule: .every(.seconds(10)), options: JobOptions(overlap: .queueOne)) {
+            try scheduler.register("q", .every(.seconds(10)), options: JobOptions(overlap: .queueOne)) {
                 context in
                 trace.append("late=\(context.lateness)")
                 try await clock.sleep(for: .seconds(15))

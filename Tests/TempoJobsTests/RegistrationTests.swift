@@ -12,9 +12,9 @@ import Testing
         _ options: JobOptions = JobOptions()
     ) throws -> JobError {
         let scheduler = makeScheduler(on: VirtualClock())
-        try scheduler.register("existing", schedule: .every(.seconds(1))) { _ in }
+        try scheduler.register("existing", .every(.seconds(1))) { _ in }
         do {
-            try scheduler.register(name, schedule: schedule, options: options) { _ in }
+            try scheduler.register(name, schedule, options: options) { _ in }
         } catch {
             #expect(scheduler.jobNames == ["existing"])
             return error
@@ -38,7 +38,7 @@ import Testing
         #expect(zero.code == .invalidSchedule && zero.message.contains("0.0 seconds") && zero.message.contains("\"a\""))
         let delay = try rejection("b", .fixedDelay(.seconds(-1)))
         #expect(delay.code == .invalidSchedule && delay.message.contains("-1.0 seconds"))
-        let cron = try rejection("c", .cron("0 0 32 * *"))
+        let cron = try rejection("c", .cron("0 0 32 * *", in: .gmt))
         #expect(cron.code == .invalidSchedule && cron.message.contains("32"))
         let date = try rejection("d", .at(Date(timeIntervalSince1970: 1e12)))
         #expect(date.code == .invalidSchedule)

@@ -32,11 +32,11 @@ final class CrashableStore: JobStore {
         let options = JobOptions(catchUp: catchUp)
         let stats = try await clock.run {
             let first = makeScheduler(on: clock, store: store)
-            try first.register("sync", schedule: .every(.seconds(10)), options: options) { _ in }
+            try first.register("sync", .every(.seconds(10)), options: options) { _ in }
             try await run(first, on: clock, for: .seconds(25))
             try await clock.sleep(for: downtime)
             let second = makeScheduler(on: clock, store: store)
-            try second.register("sync", schedule: .every(.seconds(10)), options: options) { context in
+            try second.register("sync", .every(.seconds(10)), options: options) { context in
                 dates.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
             }
             try await run(second, on: clock, for: .seconds(5))
@@ -70,14 +70,14 @@ final class CrashableStore: JobStore {
 
     /// Runs date 10 normally, "crashes" during the run of date 20, restarts at 25 with catch-up `.once`; returns the
     /// planned dates the restarted scheduler ran.
-    private func crashDuringARun(_ delivery: JobOptions.Delivery) async throws -> [Double] {
+    private func crashDuringARun(_ guarantee: JobOptions.Guarantee) async throws -> [Double] {
         let clock = VirtualClock()
         let store = CrashableStore()
         let dates = Trace()
-        let options = JobOptions(catchUp: .once, delivery: delivery)
+        let options = JobOptions(catchUp: .once, guarantee: guarantee)
         try await clock.run {
             let first = makeScheduler(on: clock, store: store)
-            try first.register("pay", schedule: .every(.seconds(10)), options: options) { context in
+            try first.register("pay", .every(.seconds(10)), options: options) { context in
                 if context.plannedDate == wallDate(20) {
                     store.crash()  // the process dies in the middle of this run
                     try await clock.sleep(for: .seconds(1000))
@@ -90,7 +90,7 @@ final class CrashableStore: JobStore {
                 group.cancelAll()  // nothing the dead process does afterwards reaches the store
             }
             let second = makeScheduler(on: clock, store: store.inner)
-            try second.register("pay", schedule: .every(.seconds(10)), options: options) { context in
+            try second.register("pay", .every(.seconds(10)), options: options) { context in
                 dates.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
             }
             try await run(second, on: clock, for: .seconds(3))
@@ -112,7 +112,7 @@ final class CrashableStore: JobStore {
             let started = try await clock.run {
                 try await clock.sleep(for: .seconds(10))
                 let scheduler = makeScheduler(on: clock)
-                try scheduler.register("once", schedule: .at(wallDate(5)), options: JobOptions(catchUp: catchUp)) { _ in
+                try scheduler.register("once", .at(wallDate(5)), options: JobOptions(catchUp: catchUp)) { _ in
                 }
                 try await run(scheduler, on: clock, for: .seconds(5))
                 return scheduler.stats(for: "once")?.started

@@ -11,7 +11,7 @@ import Testing
         let trace = Trace()
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("tick", schedule: .every(.seconds(10))) { context in
+            try scheduler.register("tick", .every(.seconds(10))) { context in
                 trace.append(
                     "t=\(clock.seconds) date=\(context.plannedDate == wallDate(clock.seconds)) late=\(context.lateness)"
                 )
@@ -30,7 +30,7 @@ import Testing
         let trace = Trace()
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("delay", schedule: .fixedDelay(.seconds(10))) { _ in
+            try scheduler.register("delay", .fixedDelay(.seconds(10))) { _ in
                 trace.append("start \(clock.seconds)")
                 try await clock.sleep(for: .seconds(5))
             }
@@ -45,7 +45,7 @@ import Testing
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
             let utc = try #require(TimeZone(identifier: "UTC"))
-            try scheduler.register("minutely", schedule: .cron("* * * * *", in: utc)) { context in
+            try scheduler.register("minutely", .cron("* * * * *", in: utc)) { context in
                 trace.append("t=\(clock.seconds) date=\(context.plannedDate.timeIntervalSince(wallDate(0)))")
             }
             try await run(scheduler, on: clock, for: .seconds(150))
@@ -59,7 +59,7 @@ import Testing
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
             let plan = try Plan.dates([wallDate(7), wallDate(19)])
-            try scheduler.register("plan", schedule: .plan(plan)) { _ in trace.append("t=\(clock.seconds)") }
+            try scheduler.register("plan", .plan(plan)) { _ in trace.append("t=\(clock.seconds)") }
             try await run(scheduler, on: clock, for: .seconds(30))
             #expect(scheduler.stats(for: "plan")?.isStopped == true)
         }
@@ -71,7 +71,7 @@ import Testing
         let trace = Trace()
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("once", schedule: .at(wallDate(5))) { _ in trace.append("t=\(clock.seconds)") }
+            try scheduler.register("once", .at(wallDate(5))) { _ in trace.append("t=\(clock.seconds)") }
             try await run(scheduler, on: clock, for: .seconds(20))
             let stats = try #require(scheduler.stats(for: "once"))
             #expect(stats.started == 1 && stats.isStopped)
@@ -84,7 +84,7 @@ import Testing
         let log = Trace()
         try await clock.run {
             let scheduler = makeScheduler(on: clock, log: log)
-            try scheduler.register("meta", schedule: .every(.seconds(10))) { context in
+            try scheduler.register("meta", .every(.seconds(10))) { context in
                 #expect(context.name == "meta" && context.attempt == 1)
                 context.logger.info("hello")
             }
@@ -104,7 +104,7 @@ import Testing
                 group.addTask { try await scheduler.run() }
                 await settle(clock)
                 try await clock.sleep(for: .seconds(3))
-                try scheduler.register("late", schedule: .every(.seconds(10))) { _ in trace.append("t=\(clock.seconds)")
+                try scheduler.register("late", .every(.seconds(10))) { _ in trace.append("t=\(clock.seconds)")
                 }
                 await settle(clock)
                 try await clock.sleep(for: .seconds(25))
@@ -122,7 +122,7 @@ import Testing
         let dates = Trace()
         let stats = try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("fast", schedule: .every(.milliseconds(300))) { context in
+            try scheduler.register("fast", .every(.milliseconds(300))) { context in
                 dates.append("\(context.plannedDate.timeIntervalSince1970)")
             }
             try await run(scheduler, on: clock, for: .milliseconds(30_050))

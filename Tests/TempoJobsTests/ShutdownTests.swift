@@ -11,7 +11,7 @@ import Testing
         let trace = Trace()
         let ended = try await clock.run {
             let scheduler = makeScheduler(on: clock, gracePeriod: .seconds(30))
-            try scheduler.register("long", schedule: .every(.seconds(10))) { _ in
+            try scheduler.register("long", .every(.seconds(10))) { _ in
                 trace.append("start \(clock.seconds)")
                 try await clock.sleep(for: .seconds(20))
                 trace.append("end \(clock.seconds)")
@@ -28,7 +28,7 @@ import Testing
         let log = Trace()
         let ended = try await clock.run {
             let scheduler = makeScheduler(on: clock, log: log, gracePeriod: .seconds(10))
-            try scheduler.register("endless", schedule: .every(.seconds(10))) { _ in
+            try scheduler.register("endless", .every(.seconds(10))) { _ in
                 do {
                     try await clock.sleep(for: .seconds(1000))
                 } catch {
@@ -50,14 +50,14 @@ import Testing
         let outcome = try await clock.run {
             // The default abandon delay (5 s): shutdown at 55, grace ends at 65, run() returns at 70.
             let scheduler = makeScheduler(on: clock, log: log, gracePeriod: .seconds(10))
-            try scheduler.register("stubborn", schedule: .at(wallDate(5))) { _ in
+            try scheduler.register("stubborn", .at(wallDate(5))) { _ in
                 // Ignores cancellation: waits out 100 s of the clock on a callback that cancellation cannot end.
                 let deadline = clock.now(.monotonic).advanced(by: .seconds(100))
                 await withCheckedContinuation { continuation in
                     _ = clock.schedule(at: deadline, leeway: .zero, clock: .monotonic) { continuation.resume() }
                 }
             }
-            try scheduler.register("other", schedule: .every(.seconds(10))) { _ in }
+            try scheduler.register("other", .every(.seconds(10))) { _ in }
             let ended = try await run(scheduler, on: clock, for: .seconds(55))
             let runningAtReturn = scheduler.stats(for: "stubborn")?.running
             // The abandoned body still ends (at 105) while the process lives, and its job counts it.
@@ -82,7 +82,7 @@ import Testing
         let clock = VirtualClock()
         let ended = try await clock.run {
             let scheduler = makeScheduler(on: clock, gracePeriod: .seconds(10), abandonAfter: .zero)
-            try scheduler.register("stubborn", schedule: .at(wallDate(5))) { _ in
+            try scheduler.register("stubborn", .at(wallDate(5))) { _ in
                 let deadline = clock.now(.monotonic).advanced(by: .seconds(100))
                 await withCheckedContinuation { continuation in
                     _ = clock.schedule(at: deadline, leeway: .zero, clock: .monotonic) { continuation.resume() }
@@ -100,7 +100,7 @@ import Testing
         let trace = Trace()
         let ended = try await clock.run {
             let scheduler = makeScheduler(on: clock, gracePeriod: .seconds(30), abandonAfter: .seconds(3))
-            try scheduler.register("polite", schedule: .at(wallDate(5))) { _ in
+            try scheduler.register("polite", .at(wallDate(5))) { _ in
                 do {
                     try await clock.sleep(for: .seconds(1000))
                 } catch {
@@ -108,7 +108,7 @@ import Testing
                     throw error
                 }
             }
-            try scheduler.register("stubborn", schedule: .at(wallDate(5))) { _ in
+            try scheduler.register("stubborn", .at(wallDate(5))) { _ in
                 let deadline = clock.now(.monotonic).advanced(by: .seconds(100))
                 await withCheckedContinuation { continuation in
                     _ = clock.schedule(at: deadline, leeway: .zero, clock: .monotonic) { continuation.resume() }
@@ -138,7 +138,7 @@ import Testing
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
             let policy = RetryPolicy(attempts: 5, backoff: .constant(.seconds(10)))
-            try scheduler.register("r", schedule: .at(wallDate(5)), options: JobOptions(failure: .retry(policy))) {
+            try scheduler.register("r", .at(wallDate(5)), options: JobOptions(failure: .retry(policy))) {
                 context in
                 trace.append("attempt \(context.attempt) at \(clock.seconds)")
                 throw Boom()
@@ -154,7 +154,7 @@ import Testing
         let ended = try await clock.run {
             let scheduler = makeScheduler(on: clock, gracePeriod: .seconds(30))
             let policy = RetryPolicy(attempts: 5, backoff: .constant(.seconds(60)))
-            try scheduler.register("r", schedule: .at(wallDate(5)), options: JobOptions(failure: .retry(policy))) {
+            try scheduler.register("r", .at(wallDate(5)), options: JobOptions(failure: .retry(policy))) {
                 context in
                 trace.append("attempt \(context.attempt) at \(clock.seconds)")
                 throw Boom()
@@ -173,7 +173,7 @@ import Testing
         scheduler.triggerGracefulShutdown()
         try await scheduler.run()
         await #expect(throws: JobError.self) { try await scheduler.run() }
-        #expect(throws: JobError.self) { try scheduler.register("x", schedule: .every(.seconds(1))) { _ in } }
+        #expect(throws: JobError.self) { try scheduler.register("x", .every(.seconds(1))) { _ in } }
     }
 
     @Test func inAServiceGroupTheGroupsGracefulShutdownStopsTheScheduler() async throws {
@@ -181,7 +181,7 @@ import Testing
         let trace = Trace()
         let ended = try await clock.run {
             let scheduler = makeScheduler(on: clock)
-            try scheduler.register("report", schedule: .every(.seconds(10))) { _ in
+            try scheduler.register("report", .every(.seconds(10))) { _ in
                 trace.append("start \(clock.seconds)")
                 try await clock.sleep(for: .seconds(8))
                 trace.append("end \(clock.seconds)")

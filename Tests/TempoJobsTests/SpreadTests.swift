@@ -13,7 +13,7 @@ import Testing
         try await clock.run {
             let scheduler = makeScheduler(on: clock)
             for name in names {
-                try scheduler.register(name, schedule: .every(.hours(1)), options: JobOptions(spread: .hours(1))) {
+                try scheduler.register(name, .every(.hours(1)), options: JobOptions(spread: .hours(1))) {
                     context in
                     dates.append("\(context.name) \(context.plannedDate.timeIntervalSince(wallDate(0)))")
                 }

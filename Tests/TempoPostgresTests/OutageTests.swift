@@ -96,7 +96,7 @@ extension PostgresTests {
                 catchUp: .each(within: .seconds(120)))
             let schedule = JobSchedule.plan(
                 try Plan.every(.milliseconds(500), anchor: Date(timeIntervalSince1970: 0)))
-            try scheduler.register("tick", schedule: schedule, options: options) { context in
+            try scheduler.register("tick", schedule, options: options) { context in
                 try await client.query(
                     """
                     INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \

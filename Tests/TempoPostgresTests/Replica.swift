@@ -29,7 +29,7 @@ func makeReplica(
             client: client, replica: replica, configuration: .init(retry: retry)),
         logger: logger, wallClock: { Date() + skew }, clock: ContinuousClock())
     let schedule = JobSchedule.plan(try Plan.every(.milliseconds(200), anchor: Date(timeIntervalSince1970: 0)))
-    try scheduler.register("tick", schedule: schedule) { context in
+    try scheduler.register("tick", schedule) { context in
         try await client.query(
             """
             INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \
