@@ -17,13 +17,13 @@ extension PostgresTests {
                 let (logger, date) = (Self.logger, Self.date)
                 let replicas = try (0..<8).map { try PostgresJobCoordinator(client: client, replica: "r\($0)") }
                 let granted = try await step("8 replicas claiming one date") {
-                    await withTaskGroup(of: Int64?.self) { group in
+                    try await withThrowingTaskGroup(of: Int64?.self) { group in
                         for replica in replicas {
                             group.addTask {
                                 try await replica.claim(job: "report", plannedDate: date, logger: logger)?.fencingToken
                             }
                         }
-                        return await group.reduce(into: [Int64]()) { if let token = $1 { $0.append(token) } }
+                        return try await group.reduce(into: [Int64]()) { if let token = $1 { $0.append(token) } }
                     }
                 }
                 #expect(granted.count == 1)
@@ -60,7 +60,9 @@ extension PostgresTests {
                 let first = try PostgresJobCoordinator(client: client, replica: "frozen")
                 let second = try PostgresJobCoordinator(client: client, replica: "survivor")
                 let stale = try #require(
-                    try await step("claiming") { try await first.claim(job: "report", plannedDate: date, logger: logger) })
+                    try await step("claiming") {
+                        try await first.claim(job: "report", plannedDate: date, logger: logger)
+                    })
                 #expect(try await step("checking the claim") { await stale.isHeld() })
                 // While the lease holds, the date is taken.
                 let taken = try await step("claiming a held date") {

@@ -57,7 +57,7 @@ extension PostgresTests {
             let survivor = try PostgresJobCoordinator(client: client, replica: "survivor")
             return try await step("a survivor taking the date over", within: .seconds(60)) {
                 while true {
-                    if let claim = await survivor.claim(
+                    if let claim = try await survivor.claim(
                         job: "report", plannedDate: Self.date, logger: Logger(label: "s"))
                     {
                         try await client.query(
