@@ -70,6 +70,15 @@ public final class PostgresJobClaim: JobClaim {
         await lease.check()
     }
 
+    /// Stops the renewals; returns whether the claim may still be finished (it is not known to be lost).
+    func endRenewal() -> Bool {
+        renewal.cancel()
+        return !lease.lost.load(ordering: .acquiring)
+    }
+
+    /// The client of the claim's coordinator.
+    var client: PostgresClient { lease.coordinator.client }
+
     /// A transaction's isolation level, for ``withFencedTransaction(_:logger:isolation:_:)``.
     public enum IsolationLevel: Sendable, Hashable {
         /// `READ COMMITTED`, PostgreSQL's default: each statement sees what was committed before it began.
