@@ -120,7 +120,7 @@ public final class PostgresJobClaim: JobClaim {
     ///
     /// - Parameters:
     ///   - level: The transaction's isolation level (default `readCommitted`).
-    ///   - logger: The logger of the transaction's statements (default: none).
+    ///   - logger: The logger of the transaction's statements (default: the claim's, the scheduler's logger).
     ///   - isolation: The caller's actor, on which `body` runs.
     ///   - body: The statements to fence, run on the transaction's connection.
     /// - Returns: What `body` returns, once the transaction committed.
@@ -132,7 +132,7 @@ public final class PostgresJobClaim: JobClaim {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        let logger = logger ?? lease.quietLogger
+        let logger = logger ?? lease.logger
         guard !lease.lost.load(ordering: .acquiring) else { throw claimLost("the claim was lost before") }
         return try await lease.coordinator.client.withConnection(isolation: isolation) { connection in
             try await connection.query(PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(level.sql)"), logger: logger)
@@ -151,7 +151,12 @@ public final class PostgresJobClaim: JobClaim {
                 }
                 value = try await body(connection)
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                do {
+                    try await connection.query("ROLLBACK", logger: logger)
+                } catch {
+                    // Never back to the pool in a transaction: a connection that cannot roll back is closed.
+                    try? await connection.close()
+                }
                 throw error
             }
             try await connection.query("COMMIT", logger: logger)
@@ -186,8 +191,6 @@ private final class Lease: Sendable {
     let token: Int64
     let logger: Logger
     let lost = Atomic(false)
-    /// For the statements of a fenced transaction when the caller gives no logger.
-    let quietLogger = Logger(label: "tempo.postgres.fence", factory: { _ in SwiftLogNoOpLogHandler() })
 
     init(coordinator: PostgresJobCoordinator, job: String, plannedDate: Date, token: Int64, logger: Logger) {
         self.coordinator = coordinator
