@@ -7,6 +7,18 @@ import TempoJobs
 import TempoPostgres
 import Testing
 
+/// Waits until a statement of this database like `pattern` waits for a lock (polling `pg_stat_activity`).
+private func waitForALockWait(of pattern: String, on client: PostgresClient) async throws {
+    while try await integers(
+        """
+        SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() \
+        AND query LIKE \(pattern)
+        """, on: client) == [0]
+    {
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
 extension PostgresTests {
     /// A stale run's write is refused by `withFencedTransaction`, in every isolation level, where the article's
     /// former check (`lease_until > now()`, no lock) accepted it.
@@ -126,6 +138,56 @@ extension PostgresTests {
             }
         }
 
+        /// Autocommit: the check passes, the write waits (here for another transaction's row of the same key), a
+        /// replica takes the date over meanwhile. The former check's write then commits after the takeover; the
+        /// current one's lock makes the takeover wait for it.
+        @Test(arguments: [true, false])
+        func aHandWrittenCheckInAutocommitAndATakeoverWhileItsWriteWaits(former: Bool) async throws {
+            try await withDatabase { _, client in
+                try await step("creating the results table, keyed by date") {
+                    try await client.query(
+                        "CREATE TABLE results (job text, planned_at timestamptz, token bigint, PRIMARY KEY (job, planned_at))"
+                    )
+                }
+                let stale = try await Self.claim(try PostgresJobCoordinator(client: client, replica: "stale"))
+                let survivor = try PostgresJobCoordinator(client: client, replica: "survivor")
+                try await step("the stale write and the takeover", within: .seconds(120)) {
+                    try await client.withConnection { blocker in
+                        // Holds the results' key in an open transaction: the stale write waits for it after its check.
+                        try await blocker.query("BEGIN", logger: Self.logger)
+                        try await blocker.query(
+                            "INSERT INTO results VALUES ('report', \(Self.date), 0)", logger: Self.logger)
+                        let write = Task {
+                            var inserted = 0
+                            for try await _ in try await client.query(Self.handWrittenInsert(stale, former: former))
+                                .decode(Int64.self)
+                            {
+                                inserted += 1
+                            }
+                            return inserted
+                        }
+                        try await waitForALockWait(of: "INSERT INTO results SELECT%", on: client)
+                        let takeover = Task {
+                            try await client.query(
+                                "UPDATE tempo_claims SET lease_until = clock_timestamp() - interval '1 s'")
+                            return try await Self.claim(survivor).fencingToken
+                        }
+                        if former {
+                            // The takeover commits while the stale write waits.
+                            #expect(try await takeover.value > stale.fencingToken)
+                        } else {
+                            // The check's lock holds the claim's row: the takeover waits for the write.
+                            try await waitForALockWait(of: "UPDATE tempo_claims SET lease_until%", on: client)
+                        }
+                        try await blocker.query("ROLLBACK", logger: Self.logger)
+                        // Either way the write commits: after the takeover (former), or before it (the lock).
+                        #expect(try await write.value == 1)
+                        #expect(try await takeover.value > stale.fencingToken)
+                    }
+                }
+            }
+        }
+
         @Test(arguments: levels)
         func aFencedWriteAfterTheLeaseRanOutIsRefused(level: PostgresJobClaim.IsolationLevel) async throws {
             try await withDatabase { _, client in
@@ -233,16 +295,7 @@ extension PostgresTests {
                         }
                         takeover.withLock { $0 = task }
                         // Wait until the survivor's claim waits for this transaction's lock.
-                        var waiting = false
-                        while !waiting {
-                            waiting =
-                                try await integers(
-                                    """
-                                    SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
-                                    AND query LIKE 'INSERT INTO tempo_claims%'
-                                    """, on: client) == [1]
-                            if !waiting { try await Task.sleep(for: .milliseconds(20)) }
-                        }
+                        try await waitForALockWait(of: "INSERT INTO tempo_claims%", on: client)
                         try await connection.query(Self.insert(stale), logger: Self.logger)
                     }
                 }
