@@ -236,12 +236,12 @@ extension PostgresJobCoordinator {
     /// - Returns: The number of rows removed.
     @discardableResult
     package func removeExpiredClaims(logger: Logger) async -> Int {
-        let once = PostgresRetry(attempts: 1, attemptTimeout: configuration.retry.attemptTimeout)
         let bound = retentionMicroseconds + 3_600_000_000
         var removed = 0
         while !Task.isCancelled {
             do {
-                let count = try await once.run("removing old finished claims", logger: logger) { [client] in
+                let limit = configuration.retry.attemptTimeout
+                let count = try await withTimeout(limit, "removing old finished claims") { [client] in
                     var count = 0
                     for try await _ in try await client.query(
                         """
@@ -257,7 +257,11 @@ extension PostgresJobCoordinator {
                 removed += count
                 if count < 1000 { break }
             } catch {
-                break  // logged by the retry
+                // One try, at warning level: it comes back with the next claim due (a shutdown ends it too).
+                logger.warning(
+                    "postgres: cannot remove old finished claims; tried again later",
+                    metadata: ["error": "\(String(reflecting: error))"])
+                break
             }
         }
         if removed > 0 { logger.info("postgres: removed old finished claims", metadata: ["count": "\(removed)"]) }
