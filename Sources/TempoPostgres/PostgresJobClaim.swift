@@ -127,6 +127,7 @@ public final class PostgresJobClaim: JobClaim {
     /// - Throws: `JobError` `claimLost` naming the job, date and token when the claim no longer holds (its lease
     ///   ran out, another replica took the date over, or it was released; also without asking the database once
     ///   the claim is known to be lost); what `body` throws (after the rollback); the database's errors otherwise.
+    @discardableResult
     public func withFencedTransaction<Result>(
         _ level: IsolationLevel = .readCommitted, logger: Logger? = nil,
         isolation: isolated (any Actor)? = #isolation,
