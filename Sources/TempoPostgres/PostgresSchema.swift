@@ -12,7 +12,8 @@ import TempoJobs
 /// Version 2: two partial indexes of `tempo_claims` on `planned_at`: `tempo_claims_unfinished` (claims not
 /// finished, newest first: the read of abandoned dates) and `tempo_claims_finished` (finished claims: their removal
 /// after ``PostgresJobCoordinator/Configuration/retention``, in batches). Migrating from version 1 builds them in
-/// the migration's transaction, which keeps claims from being written meanwhile (about a second per million rows).
+/// the migration's transaction, which keeps claims from being written meanwhile (1.6 s for 2,000,000 rows, measured
+/// on a 2-core machine).
 public enum PostgresSchema {
     /// The schema version this version of TempoPostgres creates and uses.
     public static let currentVersion = 2
