@@ -9,9 +9,9 @@ public import TempoJobs
 ///
 /// A save never moves a job's cursor back: when two replicas write, the later date stays. After an at-least-once
 /// run, ``save(_:for:releasing:succeeded:)`` finishes a ``PostgresJobClaim`` of the same client and writes the
-/// cursor in one statement. Database errors are
-/// retried per ``PostgresRetry`` (each logged at warning level), then thrown as `JobError`
-/// (`unreadable` or `unwritable`, naming the table and the job), which the scheduler logs and goes on.
+/// cursor in one statement. Database errors are retried per ``PostgresRetry`` (each logged at warning level), then
+/// thrown as `JobError` (`unreadable` or `unwritable`, naming the table and the job), which the scheduler logs and
+/// goes on.
 /// Call ``PostgresSchema/migrate(on:logger:)`` first.
 ///
 /// Thread-safety: a value type; every method may be called from any task (the client pools its connections).
