@@ -58,6 +58,9 @@ public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A ``JobCoordinator`` could not decide whether this process runs a date (its database did not answer
         /// after its retries); the scheduler leaves the date to the job's catch-up policy.
         public static let coordinatorUnavailable = Code("coordinatorUnavailable")
+        /// A run's claim no longer holds (its lease ran out, another process took the date over, or it was
+        /// released), so a write fenced by the claim was refused; retrying with the same claim cannot succeed.
+        public static let claimLost = Code("claimLost")
 
         /// The code's name, for example `duplicateName`.
         public var description: String { name }

@@ -1,7 +1,7 @@
 #if Postgres
 public import Foundation
-import Logging
-import PostgresNIO
+public import Logging
+public import PostgresNIO
 import Synchronization
 public import TempoJobs
 
@@ -12,8 +12,8 @@ public import TempoJobs
 /// or no answer within a third of the lease) for the lease's length since the last one that succeeded (the database could not be reached, so the lease has surely
 /// run out on the server), the claim is lost for good: renewals stop, a warning is logged once, and ``isHeld()``
 /// returns `false` from then on without asking the database. A claim released, or no longer referenced, stops
-/// renewing. A body that writes results should write them in the same statement as a check of its token (see the
-/// article "Running on several replicas").
+/// renewing. A body that writes results should write them in ``withFencedTransaction(_:logger:isolation:_:)``,
+/// which refuses them once the claim no longer holds (see the article "Running on several replicas").
 ///
 /// Thread-safety: a final class whose mutable state is atomic; every method may be called from any task.
 public final class PostgresJobClaim: JobClaim {
@@ -68,6 +68,110 @@ public final class PostgresJobClaim: JobClaim {
     /// - Returns: `true` while the claim holds.
     public func isHeld() async -> Bool {
         await lease.check()
+    }
+
+    /// Stops the renewals; returns whether the claim may still be finished (it is not known to be lost).
+    func endRenewal() -> Bool {
+        renewal.cancel()
+        return !lease.lost.load(ordering: .acquiring)
+    }
+
+    /// The client of the claim's coordinator.
+    var client: PostgresClient { lease.coordinator.client }
+
+    /// A transaction's isolation level, for ``withFencedTransaction(_:logger:isolation:_:)``.
+    public enum IsolationLevel: Sendable, Hashable {
+        /// `READ COMMITTED`, PostgreSQL's default: each statement sees what was committed before it began.
+        case readCommitted
+        /// `REPEATABLE READ`: every statement sees the snapshot of the transaction's first one.
+        case repeatableRead
+        /// `SERIALIZABLE`: as `REPEATABLE READ`, and the server refuses what no serial order would give.
+        case serializable
+
+        var sql: String {
+            switch self {
+            case .readCommitted: "READ COMMITTED"
+            case .repeatableRead: "REPEATABLE READ"
+            case .serializable: "SERIALIZABLE"
+            }
+        }
+    }
+
+    /// Runs `body`'s statements in one transaction on a connection of the coordinator's client, fenced by this
+    /// claim: the transaction's first statement locks the claim's row (`FOR SHARE`) if it still carries this
+    /// token, is unfinished and its lease runs past the server's `clock_timestamp()` (the time of the check, not
+    /// the transaction's start, which `now()` would be); when it does not, nothing else runs and the call throws.
+    /// The lock is held until the transaction ends, so no other replica can take the date over (its claim waits)
+    /// while a fenced write is being made: a write that commits was made while this claim held the date.
+    ///
+    /// The transaction commits when `body` returns and rolls back when it throws. Keep it short: this claim's own
+    /// renewals and other replicas' claims of the date wait for it (a renewal waits at most a third of the lease,
+    /// and the claim is given up only after renewals failed for the lease's length). Under `repeatableRead` or
+    /// `serializable`, a change of the row since the transaction's snapshot (a takeover, or this claim's renewal
+    /// committing at the same moment) fails the check with the server's serialization error (SQLSTATE 40001): run
+    /// the whole call again, and it is refused if the date was taken over. Any thread or task; `body` must not
+    /// keep the connection.
+    ///
+    /// ```swift
+    /// try await claim.withFencedTransaction { connection in
+    ///     try await connection.query("INSERT INTO reports (day, total) VALUES (\(day), \(total))", logger: logger)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - level: The transaction's isolation level (default `readCommitted`).
+    ///   - logger: The logger of the transaction's statements (default: the claim's, the scheduler's logger).
+    ///   - isolation: The caller's actor, on which `body` runs.
+    ///   - body: The statements to fence, run on the transaction's connection.
+    /// - Returns: What `body` returns, once the transaction committed.
+    /// - Throws: `JobError` `claimLost` naming the job, date and token when the claim no longer holds (its lease
+    ///   ran out, another replica took the date over, or it was released; also without asking the database once
+    ///   the claim is known to be lost); what `body` throws (after the rollback); the database's errors otherwise.
+    @discardableResult
+    public func withFencedTransaction<Result>(
+        _ level: IsolationLevel = .readCommitted, logger: Logger? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        let logger = logger ?? lease.logger
+        guard !lease.lost.load(ordering: .acquiring) else { throw claimLost("the claim was lost before") }
+        return try await lease.coordinator.client.withConnection(isolation: isolation) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(level.sql)"), logger: logger)
+            let value: Result
+            do {
+                let rows = try await connection.query(
+                    """
+                    SELECT 1::bigint FROM tempo_claims WHERE job = \(job) AND planned_at = \(plannedDate) \
+                    AND token = \(fencingToken) AND finished_at IS NULL AND lease_until > clock_timestamp() FOR SHARE
+                    """, logger: logger)
+                var held = false
+                for try await _ in rows.decode(Int64.self) { held = true }
+                guard held else {
+                    lease.markLost("the lease expired, another replica took the date over, or the run was released")
+                    throw claimLost("its lease ran out, another replica took the date over, or it was released")
+                }
+                value = try await body(connection)
+            } catch {
+                do {
+                    try await connection.query("ROLLBACK", logger: logger)
+                } catch {
+                    // Never back to the pool in a transaction: a connection that cannot roll back is closed.
+                    try? await connection.close()
+                }
+                throw error
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        }
+    }
+
+    private func claimLost(_ reason: String) -> JobError {
+        JobError(
+            .claimLost, job: job,
+            message: """
+                job "\(job)" at \(plannedDate) (token \(fencingToken)): the claim no longer holds (\(reason)); \
+                the fenced transaction was not run
+                """)
     }
 
     /// Stops renewing and marks the date finished (never claimed again), unless the claim was lost or its lease ran

@@ -7,9 +7,11 @@ public import TempoJobs
 /// A `JobStore` in the table `tempo_cursors` of a PostgreSQL database, so that every replica, restarted or new,
 /// plans from the cluster's cursor.
 ///
-/// A save never moves a job's cursor back: when two replicas write, the later date stays. Database errors are
-/// retried per ``PostgresRetry`` (each logged at warning level), then thrown as `JobError`
-/// (`unreadable` or `unwritable`, naming the table and the job), which the scheduler logs and goes on.
+/// A save never moves a job's cursor back: when two replicas write, the later date stays. After an at-least-once
+/// run, ``save(_:for:releasing:succeeded:)`` finishes a ``PostgresJobClaim`` of the same client and writes the
+/// cursor in one statement. Database errors are retried per ``PostgresRetry`` (each logged at warning level), then
+/// thrown as `JobError` (`unreadable` or `unwritable`, naming the table and the job), which the scheduler logs and
+/// goes on.
 /// Call ``PostgresSchema/migrate(on:logger:)`` first.
 ///
 /// Thread-safety: a value type; every method may be called from any task (the client pools its connections).
@@ -79,6 +81,53 @@ public struct PostgresJobStore: JobStore {
         } catch {
             throw JobError.store(
                 .unwritable, job: job, at: "tempo_cursors", "cannot write: \(String(reflecting: error))")
+        }
+    }
+
+    /// Ends a run's claim and stores the run's cursor, what the scheduler calls after an at-least-once run. For a
+    /// ``PostgresJobClaim`` whose coordinator uses this store's client, it is one statement (one round trip): the
+    /// renewals stop, and the claim's row is marked finished on the conditions of
+    /// ``PostgresJobClaim/release(succeeded:)`` (its token, its lease not run out; nothing when the claim was
+    /// lost) while the cursor is written as ``save(_:for:)`` writes it. Another claim is released, then the cursor
+    /// saved (two calls).
+    ///
+    /// A statement that fails after the retries leaves the claim unfinished (its lease then runs out, and its date
+    /// is an abandoned date for the catch-up policy) and the cursor unwritten.
+    ///
+    /// - Parameters:
+    ///   - cursor: The cursor.
+    ///   - job: The job's name.
+    ///   - claim: The run's claim, released exactly once.
+    ///   - succeeded: Whether the run succeeded, recorded in the claim's row.
+    /// - Throws: `JobError` `unwritable` after the retries.
+    public func save(_ cursor: JobCursor, for job: String, releasing claim: any JobClaim, succeeded: Bool)
+        async throws
+    {
+        guard let claim = claim as? PostgresJobClaim, claim.client === client else {
+            await claim.release(succeeded: succeeded)
+            try await save(cursor, for: job)
+            return
+        }
+        guard claim.endRenewal() else {
+            try await save(cursor, for: job)
+            return
+        }
+        do {
+            try await retry.run("finishing a claim and writing a cursor", logger: logger, metadata: ["job": "\(job)"]) {
+                _ = try await client.query(
+                    """
+                    WITH finished AS (UPDATE tempo_claims SET finished_at = now(), succeeded = \(succeeded) \
+                    WHERE job = \(claim.job) AND planned_at = \(claim.plannedDate) AND token = \(claim.fencingToken) \
+                    AND lease_until > now()) \
+                    INSERT INTO tempo_cursors (job, last_date, version) VALUES (\(job), \(cursor.lastDate), \
+                    \(cursor.version)) ON CONFLICT (job) DO UPDATE SET last_date = excluded.last_date, \
+                    version = excluded.version WHERE tempo_cursors.last_date < excluded.last_date
+                    """, logger: logger)
+            }
+        } catch {
+            throw JobError.store(
+                .unwritable, job: job, at: "tempo_cursors and tempo_claims",
+                "cannot finish the claim and write: \(String(reflecting: error))")
         }
     }
 }

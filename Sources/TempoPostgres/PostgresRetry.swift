@@ -1,5 +1,6 @@
 #if Postgres
 import Logging
+import Synchronization
 import TempoJobs
 
 /// How database calls are retried: `attempts` tries in all, waiting `firstWait` after the first failure, then
@@ -86,42 +87,91 @@ public struct PostgresRetry: Sendable, Hashable {
     }
 }
 
-/// Runs `body` in a task of its own and returns its result, or throws `JobError` `storeTimedOut` when it
-/// has not ended within `limit` (and `CancellationError` when the caller is cancelled). The body's task is then
-/// cancelled and left to end on its own: a query waiting for a connection of postgres-nio's pool may not end at
+/// Runs `body` in a task of its own and returns its result, or throws `JobError` `storeTimedOut` (built only then)
+/// when it has not ended within `limit` (and `CancellationError` when the caller is cancelled). The body's task is
+/// then cancelled and left to end on its own: a query waiting for a connection of postgres-nio's pool may not end at
 /// once.
 func withTimeout<T: Sendable>(
     _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    let timeout = JobError(.storeTimedOut, message: "\(what) got no answer within \(limit)")
-    return try await withTimeout(limit, orThrow: timeout, body)
+    try await withTimeout(
+        limit, orThrow: JobError(.storeTimedOut, message: "\(what) got no answer within \(limit)"), body)
 }
 
-/// Runs `body` in a task of its own and returns its result, or throws `timeout` when it has not ended within `limit`
-/// (and `CancellationError` when the caller is cancelled). On a timeout the body's task is cancelled and left
-/// behind: a wait that ignores cancellation would otherwise hold the caller. Also the time limit of the database
-/// tests' steps. Any thread or task.
+/// Runs `body` in a task of its own and returns its result, or throws `timeout()` when it has not ended within
+/// `limit` (and `CancellationError` when the caller is cancelled); `timeout` is evaluated only then. Either way the
+/// caller goes on at once: the body's task is cancelled and left behind, since a wait that ignores cancellation
+/// (a query waiting for a connection of postgres-nio's pool) would otherwise hold the caller. Also the time limit of
+/// the database tests' steps. Any thread or task.
+///
+/// Cost per call: one unstructured task (the body's), one child task (the deadline, a `Task.sleep` on the
+/// continuous clock, cancelled when the body ends first) and one continuation.
 package func withTimeout<T: Sendable>(
-    _ limit: Duration, orThrow timeout: any Error, _ body: @escaping @Sendable () async throws -> T
+    _ limit: Duration, orThrow timeout: @autoclosure @escaping @Sendable () -> any Error,
+    _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    let (outcome, continuation) = AsyncThrowingStream.makeStream(of: T.self)
+    let outcome = Outcome<T>()
+    // Unstructured, and the only one: a child task that ignores cancellation would hold the caller (a task group
+    // waits for its children before it returns), so the body runs where it can be left behind.
     let work = Task {
         do {
-            continuation.yield(try await body())
-            continuation.finish()
+            outcome.finish(.success(try await body()))
         } catch {
-            continuation.finish(throwing: error)
+            outcome.finish(.failure(error))
         }
     }
-    let timer = Task {
-        try await Task.sleep(for: limit)
-        continuation.finish(throwing: timeout)
+    defer { work.cancel() }
+    return try await withThrowingTaskGroup(of: Void.self) { deadline in
+        deadline.addTask {
+            do {
+                try await Task.sleep(for: limit)
+            } catch {
+                return  // the body ended first, or the caller was cancelled
+            }
+            outcome.finish(.failure(timeout()))
+        }
+        defer { deadline.cancelAll() }
+        return try await outcome.value()
     }
-    defer {
-        work.cancel()
-        timer.cancel()
+}
+
+/// The first of a body's result, its deadline and the caller's cancellation; resumes the waiting caller once.
+private final class Outcome<T: Sendable>: Sendable {
+    private enum State {
+        case waiting(CheckedContinuation<T, any Error>?)
+        case done(Result<T, any Error>)
     }
-    for try await value in outcome { return value }
-    throw CancellationError()  // the stream ends without a value only when the caller is cancelled
+
+    private let state = Mutex(State.waiting(nil))
+
+    /// Records `result` unless one was recorded, and resumes the caller if it waits.
+    func finish(_ result: Result<T, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
+            guard case .waiting(let waiter) = state else { return nil }
+            state = .done(result)
+            return waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// The first result recorded; `CancellationError` as soon as the caller is cancelled.
+    func value() async throws -> T {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let done: Result<T, any Error>? = state.withLock { state in
+                    switch state {
+                    case .waiting:
+                        state = .waiting(continuation)
+                        return nil
+                    case .done(let result):
+                        return result
+                    }
+                }
+                if let done { continuation.resume(with: done) }
+            }
+        } onCancel: {
+            finish(.failure(CancellationError()))
+        }
+    }
 }
 #endif

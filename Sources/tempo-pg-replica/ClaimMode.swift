@@ -2,9 +2,10 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TempoJobs
 import TempoPostgres
 
-/// The first mode: claims one date, holds it, writes its result with a token check (see main.swift).
+/// The first mode: claims one date, holds it, writes its result fenced by its claim (see main.swift).
 func claimMode(_ arguments: [String]) async throws {
     guard arguments.count == 6, let leaseMs = Int64(arguments[4]), let holdMs = Int64(arguments[5]) else {
         say("usage: tempo-pg-replica SOCKET DATABASE REPLICA LEASE_MS HOLD_MS")
@@ -25,17 +26,19 @@ func claimMode(_ arguments: [String]) async throws {
     }
     say("claimed \(claim.fencingToken)")
     try await Task.sleep(for: .milliseconds(holdMs))
-    var written = 0
-    for try await _ in try await client.query(
-        """
-        INSERT INTO results SELECT 'report', \(date), \(claim.fencingToken) WHERE EXISTS (SELECT 1 FROM tempo_claims \
-        WHERE job = 'report' AND planned_at = \(date) AND token = \(claim.fencingToken) AND lease_until > now()) \
-        RETURNING 1::bigint
-        """
-    ).decode(Int64.self) {
-        written += 1
+    guard let fenced = claim as? PostgresJobClaim else {
+        say("not a PostgresJobClaim")
+        exit(70)
     }
-    say(written == 1 ? "result written" : "result refused")
+    do {
+        try await fenced.withFencedTransaction { connection in
+            try await connection.query(
+                "INSERT INTO results VALUES ('report', \(date), \(claim.fencingToken))", logger: logger)
+        }
+        say("result written")
+    } catch let error as JobError where error.code == .claimLost {
+        say("result refused")
+    }
     say("held \(await claim.isHeld())")
     await claim.release(succeeded: true)
     say("released")

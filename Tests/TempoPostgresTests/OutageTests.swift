@@ -80,7 +80,7 @@ extension PostgresTests {
         }
 
         /// A replica running one job every 0.5 s (on the epoch's grid) with the catch-up policy
-        /// `.each(within: 120 s)`, whose body writes its date with a check of its fencing token and retries while
+        /// `.each(within: 120 s)`, whose body writes its date in a fenced transaction and retries while
         /// the database is down.
         private func outageReplica(_ replica: String, client: PostgresClient, logger: Logger) throws
             -> JobScheduler<ContinuousClock>
@@ -97,12 +97,13 @@ extension PostgresTests {
             let schedule = JobSchedule.plan(
                 try Plan.every(.milliseconds(500), anchor: Date(timeIntervalSince1970: 0)))
             try scheduler.register("tick", schedule, options: options) { context in
-                try await client.query(
-                    """
-                    INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \
-                    SELECT 1 FROM tempo_claims WHERE job = 'tick' AND planned_at = \(context.plannedDate) AND \
-                    token = \(context.claim.fencingToken) AND lease_until > clock_timestamp())
-                    """)
+                guard let claim = context.claim as? PostgresJobClaim else {
+                    throw JobError(.claimLost, message: "no claim")
+                }
+                try await claim.withFencedTransaction(logger: logger) { connection in
+                    try await connection.query(
+                        "INSERT INTO results VALUES ('tick', \(context.plannedDate), \(replica))", logger: logger)
+                }
             }
             return scheduler
         }

@@ -64,9 +64,13 @@ final class PostgresServer: Sendable {
         return server
     }
 
-    /// Starts the stopped server and waits until it accepts connections.
+    /// Starts the stopped server and waits until it accepts connections. It loads `pg_stat_statements` (tests count
+    /// statements per database with it, after `CREATE EXTENSION pg_stat_statements`).
     func startAgain() async throws {
-        let options = "-k \(folder) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=200"
+        let options = """
+            -k \(folder) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=200 \
+            -c shared_preload_libraries=pg_stat_statements
+            """
         try await Self.tool(
             "pg_ctl", ["-D", "\(folder)/data", "-o", options, "-l", "\(folder)/log", "-w", "-t", "60", "start"])
     }

@@ -18,8 +18,8 @@ func createResultsTable(on client: PostgresClient) async throws {
 }
 
 /// A scheduler whose wall clock is `skew` seconds off, running one job every 200 ms (dates on a grid since the
-/// epoch, the same on every replica) that writes its date with a check of its fencing token; its database calls
-/// are retried per `retry`.
+/// epoch, the same on every replica) that writes its date fenced by its claim (`withFencedTransaction`); its
+/// database calls are retried per `retry`.
 func makeReplica(
     _ replica: String, skew: Double, client: PostgresClient, logger: Logger, retry: PostgresRetry = PostgresRetry()
 ) throws -> JobScheduler<ContinuousClock> {
@@ -30,12 +30,11 @@ func makeReplica(
         logger: logger, wallClock: { Date() + skew }, clock: ContinuousClock())
     let schedule = JobSchedule.plan(try Plan.every(.milliseconds(200), anchor: Date(timeIntervalSince1970: 0)))
     try scheduler.register("tick", schedule) { context in
-        try await client.query(
-            """
-            INSERT INTO results SELECT 'tick', \(context.plannedDate), \(replica) WHERE EXISTS ( \
-            SELECT 1 FROM tempo_claims WHERE job = 'tick' AND planned_at = \(context.plannedDate) AND \
-            token = \(context.claim.fencingToken) AND lease_until > now())
-            """)
+        guard let claim = context.claim as? PostgresJobClaim else { throw JobError(.claimLost, message: "no claim") }
+        try await claim.withFencedTransaction(logger: logger) { connection in
+            try await connection.query(
+                "INSERT INTO results VALUES ('tick', \(context.plannedDate), \(replica))", logger: logger)
+        }
     }
     return scheduler
 }

@@ -10,24 +10,63 @@ extension PostgresTests {
     @Suite struct SchemaTests {
         @Test func migratingAMigratedDatabaseFindsItsVersionAndChangesNothing() async throws {
             try await withDatabase { _, client in
-                // Three replicas migrating at once (the fixture migrated already: they all find version 1).
+                // Three replicas migrating at once (the fixture migrated already: they all find version 2).
                 let found = try await migrateThreeAtOnce(client)
-                #expect(found == [1, 1, 1])
-                #expect(try await integers("SELECT version::bigint FROM tempo_schema", on: client) == [1])
+                #expect(found == [2, 2, 2])
+                #expect(
+                    try await integers("SELECT version::bigint FROM tempo_schema ORDER BY version", on: client) == [
+                        1, 2,
+                    ])
             }
         }
 
         @Test func concurrentFirstMigrationsCreateTheTablesOnceAndRecordTheVersion() async throws {
             try await withDatabase(migrated: false) { _, client in
                 let found = try await migrateThreeAtOnce(client)
-                #expect(found.sorted() == [0, 1, 1])
-                #expect(try await integers("SELECT version::bigint FROM tempo_schema", on: client) == [1])
+                #expect(found.sorted() == [0, 2, 2])
+                #expect(
+                    try await integers("SELECT version::bigint FROM tempo_schema ORDER BY version", on: client) == [
+                        1, 2,
+                    ])
                 #expect(
                     try await integers(
                         """
                         SELECT count(*) FROM information_schema.tables \
                         WHERE table_name IN ('tempo_claims', 'tempo_cursors')
                         """, on: client) == [2])
+            }
+        }
+
+        @Test func version1MigratesToVersion2KeepingItsRowsAndAddingTheIndexes() async throws {
+            try await withDatabase(migrated: false) { _, client in
+                try await step("creating version 1 as the former release did, with a claim and a cursor") {
+                    try await client.query(
+                        "CREATE TABLE tempo_schema (version integer NOT NULL, applied_at timestamptz NOT NULL)")
+                    for statement in PostgresSchema.migrations[0] { try await client.query(statement) }
+                    try await client.query("INSERT INTO tempo_schema (version, applied_at) VALUES (1, now())")
+                    try await client.query(
+                        """
+                        INSERT INTO tempo_claims VALUES ('report', now(), nextval('tempo_claim_tokens'), 'a', now(), \
+                        NULL, NULL)
+                        """)
+                    try await client.query("INSERT INTO tempo_cursors VALUES ('report', now(), 1)")
+                }
+                let found = try await step("migrating") {
+                    try await PostgresSchema.migrate(on: client, logger: Logger(label: "test"))
+                }
+                #expect(found == 1)
+                #expect(
+                    try await integers("SELECT version::bigint FROM tempo_schema ORDER BY version", on: client) == [
+                        1, 2,
+                    ])
+                #expect(
+                    try await integers(
+                        """
+                        SELECT count(*) FROM pg_indexes WHERE tablename = 'tempo_claims' \
+                        AND indexname IN ('tempo_claims_unfinished', 'tempo_claims_finished')
+                        """, on: client) == [2])
+                #expect(try await integers("SELECT count(*) FROM tempo_claims", on: client) == [1])
+                #expect(try await integers("SELECT count(*) FROM tempo_cursors", on: client) == [1])
             }
         }
 

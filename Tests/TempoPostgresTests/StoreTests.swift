@@ -27,6 +27,54 @@ extension PostgresTests {
             }
         }
 
+        @Test func savingWithAHeldClaimFinishesItAndWritesTheCursorInOneStatement() async throws {
+            try await withDatabase { _, client in
+                let store = try PostgresJobStore(client: client, logger: Logger(label: "a"))
+                let coordinator = try PostgresJobCoordinator(client: client, replica: "a")
+                let date = Date(timeIntervalSince1970: 1_800_000_000.25)
+                let claim = try #require(
+                    try await step("claiming") {
+                        try await coordinator.claim(job: "report", plannedDate: date, logger: Logger(label: "a"))
+                    })
+                try await step("saving, releasing the claim") {
+                    try await store.save(JobCursor(lastDate: date), for: "report", releasing: claim, succeeded: false)
+                }
+                // One statement: no separate release (an UPDATE) nor cursor write (an INSERT).
+                #expect(try await statementCalls("UPDATE tempo_claims SET finished_at%", on: client) == 0)
+                #expect(try await statementCalls("INSERT INTO tempo_cursors%", on: client) == 0)
+                #expect(try await statementCalls("WITH finished AS%", on: client) == 1)
+                #expect(
+                    try await integers(
+                        "SELECT count(*) FROM tempo_claims WHERE finished_at IS NOT NULL AND NOT succeeded", on: client)
+                        == [1])
+                #expect(
+                    try await step("reading the cursor") { try await store.cursor(for: "report") }
+                        == JobCursor(lastDate: date))
+            }
+        }
+
+        @Test func savingWithAClaimWhoseLeaseRanOutLeavesItUnfinishedAndWritesTheCursor() async throws {
+            try await withDatabase { _, client in
+                let store = try PostgresJobStore(client: client, logger: Logger(label: "a"))
+                let coordinator = try PostgresJobCoordinator(client: client, replica: "a")
+                let date = Date(timeIntervalSince1970: 1_800_000_000.25)
+                let claim = try #require(
+                    try await step("claiming") {
+                        try await coordinator.claim(job: "report", plannedDate: date, logger: Logger(label: "a"))
+                    })
+                try await step("expiring the lease, then saving") {
+                    try await client.query("UPDATE tempo_claims SET lease_until = now() - interval '1 second'")
+                    try await store.save(JobCursor(lastDate: date), for: "report", releasing: claim, succeeded: true)
+                }
+                #expect(
+                    try await integers("SELECT count(*) FROM tempo_claims WHERE finished_at IS NULL", on: client) == [1]
+                )
+                #expect(
+                    try await step("reading the cursor") { try await store.cursor(for: "report") }
+                        == JobCursor(lastDate: date))
+            }
+        }
+
         @Test func badRetrySettingsThrowNamingTheValue() async throws {
             try await withDatabase(migrated: false) { _, client in
                 let error = #expect(throws: JobError.self) {
