@@ -84,69 +84,56 @@ final class CursorFile: @unchecked Sendable {
         JobError.store(code, job: job, at: path, message)
     }
 
-    /// Serves one group of requests: reads the file if not yet read, answers the reads, applies the saves and, if
-    /// any applied, writes the file once and then answers them.
+    /// Serves one group of requests: reads the file if not yet read (or changed by another writer), answers the
+    /// reads, applies the saves and, if any applied, writes the file once and then answers them.
     func serve(_ group: [Request]) {
-        let current: Contents
-        let now = currentIdentity()
-        if let contents, identity == .some(now) {
-            current = contents
-        } else {
-            do throws(Failure) {
-                current = try load()
-                contents = current
-                identity = .some(now)
-            } catch {
-                for request in group {
-                    switch request {
-                    case .read(let job, let continuation):
-                        continuation.resume(throwing: fail(error.code, job: job, error.message))
-                    case .save(let job, _, let continuation):
-                        continuation.resume(throwing: fail(error.code, job: job, error.message))
-                    }
-                }
-                return
-            }
-        }
-        var next = current
+        // Taken out of `contents` so that changing it does not copy the entries (it is put back below).
+        guard var working = takeContents(failing: group) else { return }
+        defer { contents = working }
+        var undo: [String: Entry?] = [:]
+        let orderBefore = working.order
         var saved: [(job: String, continuation: CheckedContinuation<Void, any Error>)] = []
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         for request in group {
-            switch request {
-            case .read(let job, let continuation):
-                continuation.resume(with: Result { () throws(JobError) in try cursor(of: job, in: current) })
-            case .save(let job, let cursor, let continuation):
-                if let version = next.entries[job]?.newerVersion {
-                    continuation.resume(
-                        throwing: fail(
-                            .newerVersion, job: job,
-                            "the cursor of job \"\(job)\" has version \(version), written by a newer version (this "
-                                + "version reads up to \(JobCursor.currentVersion)); it is kept, not overwritten"))
-                    continue
-                }
-                let value: Data
-                do {
-                    value = try encoder.encode(cursor)
-                } catch {
-                    continuation.resume(
-                        throwing: fail(.corrupt, job: job, "cannot encode the cursor of job \"\(job)\": \(error)"))
-                    continue
-                }
-                if next.entries[job] == nil { next.order = nil }
-                next.entries[job] = Entry(key: Self.quoted(job), value: [UInt8](value), newerVersion: nil)
-                saved.append((job, continuation))
+            guard case .read(let job, let continuation) = request else { continue }
+            continuation.resume(with: Result { () throws(JobError) in try cursor(of: job, in: working) })
+        }
+        for request in group {
+            guard case .save(let job, let cursor, let continuation) = request else { continue }
+            let entry = working.entries[job]
+            if let version = entry?.newerVersion {
+                continuation.resume(
+                    throwing: fail(
+                        .newerVersion, job: job,
+                        "the cursor of job \"\(job)\" has version \(version), written by a newer version (this "
+                            + "version reads up to \(JobCursor.currentVersion)); it is kept, not overwritten"))
+                continue
             }
+            let value: Data
+            do {
+                value = try encoder.encode(cursor)
+            } catch {
+                continuation.resume(
+                    throwing: fail(.corrupt, job: job, "cannot encode the cursor of job \"\(job)\": \(error)"))
+                continue
+            }
+            if undo.index(forKey: job) == nil { undo[job] = .some(entry) }
+            if entry == nil { working.order = nil }
+            working.entries[job] = Entry(key: entry?.key ?? Self.quoted(job), value: [UInt8](value), newerVersion: nil)
+            saved.append((job, continuation))
         }
         guard !saved.isEmpty else { return }
         beforeWrite?()
         var failure: Failure?
         do throws(Failure) {
-            try persist(&next)
-            contents = next
+            try persist(&working)
             identity = .some(currentIdentity())
         } catch {
             failure = error
+            // The file is as it was: so are the entries.
+            for (job, entry) in undo { working.entries[job] = entry }
+            working.order = orderBefore
         }
         writes.withLock { $0 += 1 }
         for (job, continuation) in saved {
@@ -155,6 +142,33 @@ final class CursorFile: @unchecked Sendable {
             } else {
                 continuation.resume()
             }
+        }
+    }
+
+    /// The file's contents, moved out of `contents`: as kept, or read now when not yet read or changed by another
+    /// writer since. When the file cannot be read, answers every request of `group` with the failure and returns
+    /// `nil`.
+    private func takeContents(failing group: [Request]) -> Contents? {
+        let now = currentIdentity()
+        if let kept = contents, identity == .some(now) {
+            contents = nil
+            return kept
+        }
+        contents = nil
+        do throws(Failure) {
+            let read = try load()
+            identity = .some(now)
+            return read
+        } catch {
+            for request in group {
+                switch request {
+                case .read(let job, let continuation):
+                    continuation.resume(throwing: fail(error.code, job: job, error.message))
+                case .save(let job, _, let continuation):
+                    continuation.resume(throwing: fail(error.code, job: job, error.message))
+                }
+            }
+            return nil
         }
     }
 
