@@ -30,7 +30,11 @@ import TempoLocks
 ///
 /// Thread-safety: every method may be called from any task at once; the store's queue serializes the file work.
 /// Two stores (or processes) on one file are not coordinated: each reads the file once and writes its own view,
-/// so one store overwrites what another wrote after its first read.
+/// so one store overwrites what another wrote after its first read (a store that notices the file changed since it
+/// last read or wrote it reads it again before its next write).
+///
+/// In tests on TempoTesting's `VirtualClock`, the clock does not see the store's queue (real I/O): wrap the store's
+/// calls in `holdingTime` so that time does not move while a cursor is read or written.
 public final class JSONFileJobStore: JobStore {
     /// The file's format version this version writes and reads.
     public static var formatVersion: Int { 1 }
