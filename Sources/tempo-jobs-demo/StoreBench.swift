@@ -50,14 +50,21 @@ enum StoreBench {
             .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = (folder as NSString).appendingPathComponent("jobs-\(getpid()).json")
-        defer { try? FileManager.default.removeItem(atPath: path) }
         Bench.say(
             "store bench: \(settings.jobs) jobs every \(settings.period) s, spread over the period, cursor after "
                 + "each run; \(settings.warmup) s warm-up, \(settings.window) s measured; bystander: a 10 ms "
                 + "Task.sleep(until:) loop; file \(path); \(ProcessInfo.processInfo.activeProcessorCount) CPUs")
         try await phase("InMemoryJobStore", store: InMemoryJobStore(), settings: settings)
         let file = JSONFileJobStore(path: path)
-        try await phase("JSONFileJobStore", store: file, settings: settings) {
+        let finish: @Sendable () -> Void = {
+            // The file, and the temporary file of a write that the exit cuts short.
+            let name = (path as NSString).lastPathComponent
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            where entry.hasPrefix(name) {
+                try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent(entry))
+            }
+        }
+        try await phase("JSONFileJobStore", store: file, settings: settings, finish: finish) {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             guard let writes = fileWrites(of: file) else { return "file \(size / 1024) KiB" }
             return "file writes \(writes) since start, file \(size / 1024) KiB"
@@ -66,12 +73,14 @@ enum StoreBench {
 
     /// One store's run: a scheduler of `settings.jobs` jobs, warmed up, then measured for `settings.window`.
     static func phase(
-        _ name: String, store: any JobStore, settings: Settings, extra: () -> String = { "" }
+        _ name: String, store: any JobStore, settings: Settings, finish: (@Sendable () -> Void)? = nil,
+        extra: @escaping @Sendable () -> String = { "" }
     ) async throws {
         var logger = Logger(label: "store-bench")
         logger.logLevel = .critical
         let counting = CountingStore(store)
         let runs = Events()
+        let ticks = Events()
         let scheduler = JobScheduler(
             configuration: .init(gracePeriod: .seconds(2), abandonAfter: .seconds(2)), store: counting,
             logger: logger)
@@ -83,58 +92,80 @@ enum StoreBench {
                 runs.record(Date().timeIntervalSince(context.plannedDate) * 1_000)
             }
         }
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ContinuousClock.now
         let from = start.advanced(by: .seconds(settings.warmup))
         let until = from.advanced(by: .seconds(settings.window))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await scheduler.run() }
-            let bystander = Task { try await Self.bystander(from: from, until: until) }
-            try await Task.sleep(until: from, clock: clock)
-            let cpu0 = Bench.cpuSeconds()
-            let measured0 = clock.now
-            try await Task.sleep(until: until, clock: clock)
-            let cpu1 = Bench.cpuSeconds()
-            let measured1 = clock.now
-            let ticks = try await bystander.value
-            let wall = Bench.seconds(measured0.duration(to: measured1))
-            let saves = counting.events.between(measured0, measured1)
-            let runLateness = runs.between(measured0, measured1)
-            let due = Double(settings.jobs) * settings.window / Double(settings.period)
-            let writesPerSecond = Double(saves.count) / wall
-            let cpu = (cpu1 - cpu0) / wall
-            Bench.say(
-                "\(name): \(runLateness.count) runs of \(Int(due)) due; cursor writes \(format(writesPerSecond)) per s "
-                    + "(save ms \(summary(saves)), \(counting.failures) failed since start); run lateness ms "
-                    + "\(summary(runLateness)); bystander 10 ms loop: \(ticks.count) of "
-                    + "\(Int(settings.window * 100)) ticks, lateness ms \(summary(ticks)); CPU \(format(cpu)) s per s"
-                    + (extra().isEmpty ? "" : "; " + extra()))
-            Bench.say(
-                "result store=\(name) writes_per_s=\(format(writesPerSecond)) runs=\(runLateness.count) "
-                    + "ticks=\(ticks.count) tick_p50_ms=\(format(percentile(ticks, 50))) "
-                    + "tick_p99_ms=\(format(percentile(ticks, 99))) tick_max_ms=\(format(ticks.max() ?? .nan)) "
-                    + "cpu_s_per_s=\(format(cpu)) save_p50_ms=\(format(percentile(saves, 50))) "
-                    + "save_p99_ms=\(format(percentile(saves, 99)))")
+            group.addTask { try await Self.bystander(from: from, until: until, into: ticks) }
+            // Measured on a thread outside the pool, so that a stalled pool (the old store) cannot delay the
+            // samples or the report; with `finish` (the last phase) that thread ends the process.
+            await withCheckedContinuation { continuation in
+                Thread {
+                    Self.sleep(until: from)
+                    let cpu0 = Bench.cpuSeconds()
+                    let measured0 = ContinuousClock.now
+                    Self.sleep(until: until)
+                    let cpu1 = Bench.cpuSeconds()
+                    let measured1 = ContinuousClock.now
+                    Self.report(
+                        name, settings: settings, wall: Bench.seconds(measured0.duration(to: measured1)),
+                        cpu: cpu1 - cpu0, saves: counting.events.between(measured0, measured1),
+                        failures: counting.failures, runs: runs.between(measured0, measured1),
+                        ticks: ticks.between(measured0, measured1), extra: extra())
+                    if let finish {
+                        finish()
+                        exit(0)
+                    }
+                    continuation.resume()
+                }.start()
+            }
             scheduler.triggerGracefulShutdown()
             try await group.waitForAll()
         }
     }
 
-    /// The bystander: ticks every 10 ms from `from` (anchored: tick k is due at from + k · 10 ms) until `until`;
-    /// returns each tick's lateness in milliseconds.
+    /// Prints a phase's line and its `result` line.
+    static func report(
+        _ name: String, settings: Settings, wall: Double, cpu: Double, saves: [Double], failures: Int,
+        runs: [Double], ticks: [Double], extra: String
+    ) {
+        let due = Double(settings.jobs) * settings.window / Double(settings.period)
+        let writesPerSecond = Double(saves.count) / wall
+        Bench.say(
+            "\(name): \(runs.count) runs of \(Int(due)) due; cursor writes \(format(writesPerSecond)) per s "
+                + "(save ms \(summary(saves)), \(failures) failed since start); run lateness ms \(summary(runs)); "
+                + "bystander 10 ms loop: \(ticks.count) of \(Int(settings.window * 100)) ticks, lateness ms "
+                + "\(summary(ticks)); CPU \(format(cpu / wall)) s per s" + (extra.isEmpty ? "" : "; " + extra))
+        Bench.say(
+            "result store=\(name) writes_per_s=\(format(writesPerSecond)) runs=\(runs.count) "
+                + "ticks=\(ticks.count) tick_p50_ms=\(format(percentile(ticks, 50))) "
+                + "tick_p99_ms=\(format(percentile(ticks, 99))) tick_max_ms=\(format(ticks.max() ?? .nan)) "
+                + "cpu_s_per_s=\(format(cpu / wall)) save_p50_ms=\(format(percentile(saves, 50))) "
+                + "save_p99_ms=\(format(percentile(saves, 99)))")
+    }
+
+    /// Blocks the calling thread (never one of the pool's) until `instant`.
+    static func sleep(until instant: ContinuousClock.Instant) {
+        let left = ContinuousClock.now.duration(to: instant)
+        if left > .zero { Thread.sleep(forTimeInterval: Bench.seconds(left)) }
+    }
+
+    /// The bystander: ticks every 10 ms from `from` (anchored: tick k is due at from + k · 10 ms) until `until`,
+    /// recording into `ticks` each tick's lateness in milliseconds (a tick that wakes after `until` is not
+    /// recorded).
     static func bystander(
-        from: ContinuousClock.Instant, until: ContinuousClock.Instant
-    ) async throws -> [Double] {
+        from: ContinuousClock.Instant, until: ContinuousClock.Instant, into ticks: Events
+    ) async throws {
         let clock = ContinuousClock()
-        var lateness: [Double] = []
         var tick = 1
         while true {
             let deadline = from.advanced(by: .milliseconds(10 * tick))
-            guard deadline <= until else { return lateness }
+            guard deadline <= until else { return }
             try await Task.sleep(until: deadline, clock: clock)
             let now = clock.now
-            guard now <= until else { return lateness }
-            lateness.append(Bench.seconds(deadline.duration(to: now)) * 1_000)
+            guard now <= until else { return }
+            ticks.record(Bench.seconds(deadline.duration(to: now)) * 1_000)
             tick += 1
         }
     }
