@@ -10,7 +10,7 @@ import Darwin
 // @unchecked Sendable: the mutable state (`contents`) is only read or written by `serve(_:)`, which only the
 // store's serial queue calls (`JSONFileJobStore.drain()`), so it is never touched from two threads at once.
 /// The file of a ``JSONFileJobStore`` and its entries as last read or written: what only the store's queue touches.
-final class CursorFile: @unchecked Sendable {
+final class JSONCursorFile: @unchecked Sendable {
     let path: String
     /// The folder of the file, flushed after each rename.
     let folder: String
@@ -102,7 +102,7 @@ final class CursorFile: @unchecked Sendable {
 
     /// Serves one group of requests: reads the file if not yet read (or changed by another writer), answers the
     /// reads, applies the saves and, if any applied, writes the file once and then answers them.
-    func serve(_ group: [Request]) {
+    func serve(_ group: [JSONFileRequest]) {
         // Taken out of `contents` so that changing it does not copy the entries (it is put back below).
         guard var working = takeContents(failing: group) else { return }
         defer { contents = working }
@@ -164,7 +164,7 @@ final class CursorFile: @unchecked Sendable {
     /// The file's contents, moved out of `contents`: as kept, or read now when not yet read or changed by another
     /// writer since. When the file cannot be read, answers every request of `group` with the failure and returns
     /// `nil`.
-    private func takeContents(failing group: [Request]) -> Contents? {
+    private func takeContents(failing group: [JSONFileRequest]) -> Contents? {
         let now = currentIdentity()
         if let kept = contents, identity == .some(now) {
             contents = nil

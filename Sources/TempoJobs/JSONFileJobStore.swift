@@ -43,11 +43,11 @@ public final class JSONFileJobStore: JobStore {
     /// The file's path.
     public let path: String
     /// Where the file's entries live and the file is read and written: only ever on `queue`.
-    private let file: CursorFile
+    private let file: JSONCursorFile
     /// The store's own serial queue: every read, encoding, write and `fsync` of the file runs on it.
     private let queue: DispatchQueue
     /// Requests waiting for the queue, and whether a drain of them is scheduled.
-    private let requests = TempoMutex(Requests())
+    private let requests = TempoMutex(JSONFileRequests())
 
     /// Creates a store on the file at `path`; nothing is read until a job asks.
     ///
@@ -64,7 +64,7 @@ public final class JSONFileJobStore: JobStore {
     ///   - beforeWrite: Called on the store's queue before each write of the file (it may block).
     package init(path: String, beforeWrite: (@Sendable () -> Void)?) {
         self.path = path
-        self.file = CursorFile(path: path, beforeWrite: beforeWrite)
+        self.file = JSONCursorFile(path: path, beforeWrite: beforeWrite)
         self.queue = DispatchQueue(label: "TempoJobs.JSONFileJobStore")
     }
 
@@ -113,7 +113,7 @@ public final class JSONFileJobStore: JobStore {
     }
 
     /// Queues `request`, and schedules a drain on the queue unless one is running.
-    private func submit(_ request: Request) {
+    private func submit(_ request: JSONFileRequest) {
         let schedule = requests.withLock { state -> Bool in
             state.pending.append(request)
             guard !state.draining else { return false }
@@ -129,32 +129,35 @@ public final class JSONFileJobStore: JobStore {
     /// group it waits (on the queue's thread) until the last write is far enough behind (`pauseBeforeNextGroup`).
     private func drain() {
         while true {
+            let waiting = requests.withLock { state -> Bool in
+                if state.pending.isEmpty { state.draining = false }
+                return state.draining
+            }
+            guard waiting else { return }
             let pause = file.pauseBeforeNextGroup()
             if pause > .zero {
                 let (seconds, attoseconds) = pause.components
                 Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
             }
-            let group = requests.withLock { state -> [Request] in
+            let group = requests.withLock { state -> [JSONFileRequest] in
                 let group = state.pending
                 state.pending = []
-                if group.isEmpty { state.draining = false }
                 return group
             }
-            if group.isEmpty { return }
             file.serve(group)
         }
     }
 }
 
 /// A read or a save waiting for the store's queue.
-enum Request: Sendable {
+enum JSONFileRequest: Sendable {
     case read(job: String, CheckedContinuation<JobCursor?, any Error>)
     case save(job: String, cursor: JobCursor, CheckedContinuation<Void, any Error>)
 }
 
 /// The requests of a store waiting for its queue.
-struct Requests {
-    var pending: [Request] = []
+struct JSONFileRequests {
+    var pending: [JSONFileRequest] = []
     /// Whether a drain is scheduled or running on the queue (it takes what is pending before it returns).
     var draining = false
 }
