@@ -9,7 +9,8 @@
 // `ABANDON_SECONDS` (default 30 and 5) set the scheduler's grace period and abandon delay: a run longer than both
 // is abandoned, the scheduler's error log (on standard error) names the job, and the process still exits 0.
 //
-// `tempo-jobs-demo bench` measures the numbers of issue #32 instead (see Bench.swift).
+// `tempo-jobs-demo bench` measures the numbers of issue #32 instead (see Bench.swift), and
+// `tempo-jobs-demo store-bench` those of issue #41: the job stores under many cursor writes (see StoreBench.swift).
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -22,6 +23,10 @@ import TempoJobs
 
 if CommandLine.arguments.dropFirst().first == "bench" {
     try await Bench.run()
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "store-bench" {
+    try await StoreBench.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
 }
 

@@ -101,7 +101,8 @@ import Testing
         let clock = VirtualClock()
         let log = Trace()
         let stats = try await clock.run {
-            let scheduler = makeScheduler(on: clock, log: log, store: JSONFileJobStore(path: path))
+            let store = ClockHoldingStore(inner: JSONFileJobStore(path: path), clock: clock)
+            let scheduler = makeScheduler(on: clock, log: log, store: store)
             try scheduler.register("sync", .every(.seconds(10))) { _ in }
             try await run(scheduler, on: clock, for: .seconds(15))
             return try #require(scheduler.stats(for: "sync"))
@@ -110,5 +111,20 @@ import Testing
         #expect(stats.lastError?.contains(path) == true && stats.lastError?.contains("job \"sync\"") == true)
         #expect(log.all.contains { $0.hasPrefix("error job store: cannot read the cursor") && $0.contains("job=sync") })
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "{\"cursors\":")
+    }
+}
+
+/// Keeps a virtual clock still while a store works: the JSON file store reads and writes on a queue of its own,
+/// real I/O that the clock cannot see, so without this the clock could move on before the scheduler has its cursor.
+struct ClockHoldingStore: JobStore {
+    let inner: any JobStore
+    let clock: VirtualClock
+
+    func cursor(for job: String) async throws -> JobCursor? {
+        try await clock.holdingTime { try await inner.cursor(for: job) }
+    }
+
+    func save(_ cursor: JobCursor, for job: String) async throws {
+        try await clock.holdingTime { try await inner.save(cursor, for: job) }
     }
 }
