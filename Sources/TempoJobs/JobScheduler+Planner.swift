@@ -45,9 +45,13 @@ extension JobScheduler {
                 reference = wallClock()
                 continue
             }
-            // The dates after `date` that passed too (the process was suspended, or the wall clock jumped).
-            if let later = source.late(after: date, through: now) {
-                guard await wokeLate(job, date: date, due: due, later: later, source: source, now: now) else { return }
+            // The dates after `date` that passed too (the process was suspended, or the wall clock jumped). Under
+            // `.skip` the run of `date` starts first: counting the dates slept through is not on its path.
+            if job.options.catchUp == .skip {
+                guard admit(job, date: date, due: due) else { return }
+                if let later = source.late(after: date, through: now) { sleptThrough(job, later) }
+            } else if let later = source.late(after: date, through: now) {
+                guard await wokeLate(job, date: date, later: later, source: source, now: now) else { return }
             } else {
                 guard admit(job, date: date, due: due) else { return }
             }
@@ -66,30 +70,24 @@ extension JobScheduler {
         return clock.now.advanced(by: .seconds(seconds))
     }
 
-    /// A wake that found dates after `date` passed too: under ``JobOptions/CatchUp/skip`` the run of `date` stands
-    /// for them (they count as missed); under the other policies `date` and those dates are late dates, handled as
-    /// after downtime (``catchUp(_:source:after:through:now:reason:idleAfterLast:)``). `false` when planning must
-    /// end.
-    private func wokeLate(
-        _ job: JobDefinition, date: Date, due: C.Instant, later: LateDates, source: DateSource, now: Date
-    ) async -> Bool {
-        switch job.options.catchUp.kind {
-        case .skip:
-            // The run starts first: counting the dates slept through is not on its path.
-            guard admit(job, date: date, due: due) else { return false }
-            update(job.name) { stats in
-                stats.missed += later.count
-                stats.missedIsLowerBound = stats.missedIsLowerBound || later.countIsLowerBound
-            }
-            logger.warning(
-                "job woke late; one run stands for the dates it slept through",
-                metadata: ["job": "\(job.name)", "missed": "\(later.count)\(later.countIsLowerBound ? "+" : "")"])
-            return true
-        default:
-            return await catchUp(
-                job, source: source, after: date.justBefore, through: now, now: now, reason: "woke late",
-                idleAfterLast: false)
-        }
+    /// Counts the dates a wake under ``JobOptions/CatchUp/skip`` found passed after the date it woke for, whose run
+    /// stands for them.
+    private func sleptThrough(_ job: JobDefinition, _ later: LateDates) {
+        count(job, missed: later.count, isLowerBound: later.countIsLowerBound)
+        logger.warning(
+            "job woke late; one run stands for the dates it slept through",
+            metadata: ["job": "\(job.name)", "missed": "\(later.count)\(later.countIsLowerBound ? "+" : "")"])
+    }
+
+    /// A wake that found dates after `date` passed too, under ``JobOptions/CatchUp/once`` or
+    /// ``JobOptions/CatchUp/each(within:)``: `date` and those dates are late dates, handled as after downtime
+    /// (``catchUp(_:source:after:through:now:reason:idleAfterLast:)``). `false` when planning must end.
+    private func wokeLate(_ job: JobDefinition, date: Date, later: LateDates, source: DateSource, now: Date) async
+        -> Bool
+    {
+        await catchUp(
+            job, source: source, after: date.justBefore, through: now, now: now, reason: "woke late",
+            idleAfterLast: false)
     }
 
     /// Runs the dates missed while the process was down (after the stored cursor; without a cursor, a one-date
