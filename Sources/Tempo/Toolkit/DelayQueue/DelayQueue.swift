@@ -111,7 +111,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// - Complexity: O(1) amortized.
     @discardableResult
     public func insert(_ value: Value, forKey key: Key, at deadline: TimerDeadline) throws(TempoError) -> Value? {
-        try insert(value, forKey: key, deadline: onQueueClock(deadline))
+        try insert(value, forKey: key, deadline: try onQueueClock(deadline))
     }
 
     /// Inserts `value` for `key`, due `delay` from now; replaces a previous entry of `key`.
@@ -140,7 +140,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ key: Key, at deadline: TimerDeadline) throws(TempoError) -> Bool {
-        try reschedule(key, deadline: onQueueClock(deadline))
+        try reschedule(key, deadline: try onQueueClock(deadline))
     }
 
     /// Moves the entry of `key` to `delay` from now.
@@ -180,11 +180,27 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
 
     // MARK: Internals
 
-    private func onQueueClock(_ deadline: TimerDeadline) -> TimerInstant {
+    /// `deadline` on the queue's clock.
+    ///
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` naming `deadline` when, converted, it is out
+    ///   of the wheel's range (or of `Duration`'s).
+    private func onQueueClock(_ deadline: TimerDeadline) throws(TempoError) -> TimerInstant {
         let own = wheel.configuration.clock
         guard deadline.clock != own else { return deadline.instant }
         let scheduler = wheel.scheduler
-        return scheduler.now(own) + (deadline.instant - scheduler.now(deadline.clock))
+        let left = scheduler.now(deadline.clock).saturatingDuration(to: deadline.instant)
+        if left > Duration(attoseconds: .min), left < Duration(attoseconds: .max),
+            let instant = scheduler.now(own).checkedAdvanced(by: left),
+            (try? wheel.nanoseconds(instant)) != nil
+        {
+            return instant
+        }
+        throw TempoError(
+            .invalidInstant, value: "\(deadline.instant)",
+            message: """
+                deadline \(deadline.instant) on the \(deadline.clock) clock is out of the range of the queue's \
+                \(own) clock (\(TempoError.maximumDuration) from the queue's creation)
+                """)
     }
 
     private func insert(_ value: Value, forKey key: Key, deadline: TimerInstant) throws(TempoError) -> Value? {
