@@ -118,7 +118,8 @@ extension TempoError {
     /// Validates a delay, the time until a tick (as opposed to an interval, the time between ticks): it must be
     /// between zero and ``maximumDuration``; zero means at once.
     ///
-    /// The one rule for `TimerSchedule.after(_:)`, `FirstTick.after(_:)` and `TempoTimer.reschedule(after:)`.
+    /// The one rule for `TimerSchedule.after(_:)`, `FirstTick.after(_:)`, `TempoTimer.reschedule(after:)`, and the
+    /// delays of ``TimingWheel``, ``ShardedTimingWheel`` and ``DelayQueue``.
     ///
     /// - Parameters:
     ///   - delay: The delay to check.

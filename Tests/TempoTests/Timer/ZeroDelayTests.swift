@@ -3,8 +3,8 @@ import TempoTesting
 import Testing
 
 /// One rule for delays (issue #41): a delay (the time until a tick: `.after(_:)`, `first: .after(_:)`,
-/// `reschedule(after:)`) is between zero and `TempoError.maximumDuration`, and zero means "at once"; an interval (the
-/// time between ticks) is at least 1 ns.
+/// `reschedule(after:)`, and the delays of the timing wheels and `DelayQueue`) is between zero and
+/// `TempoError.maximumDuration`, and zero means "at once"; an interval (the time between ticks) is at least 1 ns.
 @Suite struct ZeroDelayTests {
     /// `.after(.zero)` was refused while `reschedule(after: .zero)` was accepted.
     @Test func aZeroDelayOneShotTicksAtOnceOnStart() throws {
@@ -76,5 +76,35 @@ import Testing
         try registry.schedule("now", .after(.zero)) { log.record($0) }
         clock.advance(by: .zero)
         #expect(log.count == 1)
+    }
+
+    /// The wheels refused a zero delay too, although a deadline already past fires in their next batch.
+    @Test func aZeroDelayOnAWheelFiresInTheNextBatch() throws {
+        let clock = VirtualClock()
+        let log = ValueLog()
+        let wheel = try TimingWheel(configuration: .immediate, scheduler: clock, handler: log)
+        try wheel.schedule(after: .zero, value: 1)
+        let moved = try wheel.schedule(after: .seconds(10), value: 2)
+        #expect(try wheel.reschedule(moved, after: .zero))
+        clock.advance(by: .milliseconds(1))
+        #expect(log.values == [1, 2])
+        let sharded = try ShardedTimingWheel(configuration: .immediate, scheduler: clock, handler: log)
+        try sharded.schedule(after: .zero, value: 3)
+        clock.advance(by: .milliseconds(1))
+        #expect(log.values == [1, 2, 3])
+        #expect(throws: TempoError.self) { try sharded.schedule(after: .nanoseconds(-1), value: 4) }
+    }
+
+    @Test func aZeroDelayOnADelayQueueIsDueAtOnce() throws {
+        let clock = VirtualClock()
+        let queue = try DelayQueue<String, Int>(configuration: .immediate, scheduler: clock)
+        try queue.insert(1, forKey: "a", after: .zero)
+        try queue.insert(2, forKey: "b", after: .seconds(10))
+        #expect(try queue.reschedule("b", after: .zero))
+        clock.advance(by: .milliseconds(1))
+        let count = queue.count
+        #expect(count == 0)
+        let error = #expect(throws: TempoError.self) { try queue.insert(3, forKey: "c", after: .nanoseconds(-1)) }
+        #expect(error?.code == .invalidInterval)
     }
 }

@@ -119,14 +119,15 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key.
-    ///   - delay: How long from now on the queue's clock; positive.
+    ///   - delay: How long from now on the queue's clock, from zero (due at once) to
+    ///     ``TempoError/maximumDuration``.
     /// - Returns: The value the entry replaced, if any.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive or too
-    ///   large (the queue is unchanged).
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
+    ///   ``TempoError/maximumDuration`` (the queue is unchanged).
     /// - Complexity: O(1) amortized.
     @discardableResult
     public func insert(_ value: Value, forKey key: Key, after delay: Duration) throws(TempoError) -> Value? {
-        try TempoError.validateInterval(delay, name: "delay")
+        try TempoError.validateDelay(delay)
         return try insert(value, forKey: key, deadline: wheel.now + delay)
     }
 
@@ -147,14 +148,14 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     ///
     /// - Parameters:
     ///   - key: The key.
-    ///   - delay: How long from now; positive.
+    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
     /// - Returns: `true` if the entry was waiting; `false` if there is none.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive or too
-    ///   large.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
+    ///   ``TempoError/maximumDuration``.
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ key: Key, after delay: Duration) throws(TempoError) -> Bool {
-        try TempoError.validateInterval(delay, name: "delay")
+        try TempoError.validateDelay(delay)
         return try reschedule(key, deadline: wheel.now + delay)
     }
 

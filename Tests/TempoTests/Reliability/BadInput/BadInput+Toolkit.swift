@@ -81,6 +81,11 @@ extension BadInput {
                         } onFinish: {
                         }.add(interval)
                     },
+                ]
+            }
+            // A wheel's delay may be zero (due at once), as a timer's may.
+            if interval < .zero || interval > TempoError.maximumDuration {
+                rows += [
                     BadInput("TimingWheel.schedule(after: \(value))", .invalidInterval, value: value) {
                         try TimingWheel(scheduler: VirtualClock()).schedule(after: interval) {}
                     },
