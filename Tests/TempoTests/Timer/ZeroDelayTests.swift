@@ -60,6 +60,7 @@ import Testing
         let made = #expect(throws: TempoError.self) { try TempoTimer(.after(delay), scheduler: clock) }
         #expect(made?.code == .invalidInterval)
         #expect(made?.value == delay.exactDescription)
+        #expect(made?.message.hasPrefix("delay must be between 0 and") == true)
         let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock)
         let moved = #expect(throws: TempoError.self) { try timer.reschedule(after: delay) }
         #expect(moved?.code == .invalidInterval)
