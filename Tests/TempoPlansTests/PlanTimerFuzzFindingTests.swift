@@ -66,4 +66,33 @@ import Testing
         #expect(recorder.planned == ["2026-01-01T01:00:00Z", "2026-01-01T02:00:00Z"])
         timer.cancel()
     }
+
+    /// `PlanFires` shares the plan timer's bookkeeping: one fire per `Date` there too.
+    @Test func anAsyncLoopGetsOneFirePerDate() async throws {
+        let plan = try Plan.every(.nanoseconds(333_333_333), anchor: start).union(.every(.seconds(1), anchor: start))
+        let clock = clock
+        let received = recorder
+        let loop = Task {
+            for await fire in try plan.fires(scheduler: clock) {
+                received.record(fire)
+                if received.all.count == 4 { break }
+            }
+        }
+        // Each step lands on a wakeup: 1/3 s, 2/3 s, 999,999,999 ns, then 1 ns on to the second's own date (the
+        // same `Date`: no fire), then 1,333,333,332 ns.
+        let steps: [(Duration, Int)] = [
+            (.nanoseconds(333_333_333), 1), (.nanoseconds(333_333_333), 2), (.nanoseconds(333_333_333), 3),
+            (.nanoseconds(1), 3), (.nanoseconds(333_333_332), 4),
+        ]
+        for (step, expected) in steps {
+            try #require(await clock.waitForPending())
+            clock.advance(by: step)
+            let start = ContinuousClock.now
+            while received.all.count < expected, start.duration(to: .now) < .seconds(10) { await Task.yield() }
+        }
+        try await loop.value
+        let planned = received.all.map(\.planned)
+        #expect(Set(planned).count == 4, "a planned date fired twice: \(planned)")
+        #expect(planned == (try plan.nextDates(after: start, count: 4)))
+    }
 }
