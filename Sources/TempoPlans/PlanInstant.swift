@@ -53,6 +53,14 @@ enum PlanInstant {
         return high
     }
 
+    /// The last instant whose `Date` (``date(_:)``) is that of `instant`: at or after it, and before the first
+    /// instant of the next `Date` (`Int64.max` when there is none in range).
+    static func lastNanosecond(sharingDateOf instant: Int64) -> Int64 {
+        // `instant` is in range, so its `Date` is too and the search cannot throw.
+        guard let next = try? firstNanosecond(after: date(instant)) else { return .max }
+        return max(instant, next - 1)
+    }
+
     /// The `Date` of an instant.
     static func date(_ nanoseconds: Int64) -> Date {
         let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: nanosecondsPerSecond)

@@ -115,6 +115,26 @@ extension TempoError {
         return interval
     }
 
+    /// Validates a delay, the time until a tick (as opposed to an interval, the time between ticks): it must be
+    /// between zero and ``maximumDuration``; zero means at once.
+    ///
+    /// The one rule for `TimerSchedule.after(_:)`, `FirstTick.after(_:)`, `TempoTimer.reschedule(after:)`, and the
+    /// delays of ``TimingWheel``, ``ShardedTimingWheel`` and ``DelayQueue``.
+    ///
+    /// - Parameters:
+    ///   - delay: The delay to check.
+    ///   - name: The parameter's name, used in the message.
+    /// - Returns: `delay`, unchanged.
+    /// - Throws: ``TempoError`` with ``Code/invalidInterval`` naming the value.
+    @discardableResult
+    package static func validateDelay(_ delay: Duration, name: String = "delay") throws(TempoError) -> Duration {
+        let attoseconds = delay.attoseconds
+        if attoseconds >= 0 && attoseconds <= maximumDurationInAttoseconds { return delay }
+        throw TempoError(
+            .invalidInterval, value: delay.exactDescription,
+            message: "\(name) must be between 0 and \(maximumDuration.exactDescription), got \(delay.exactDescription)")
+    }
+
     /// Validates a leeway: it must be zero or positive and at most ``maximumDuration``.
     ///
     /// - Parameter leeway: The leeway to check.

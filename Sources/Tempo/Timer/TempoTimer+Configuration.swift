@@ -32,13 +32,8 @@ extension TempoTimer {
         ///   clock reads fits in an `Int`.
         func validate() throws(TempoError) {
             try TempoError.validateSchedule(interval: interval, repeats: repeats, leeway: leeway)
-            if case .after(let delay) = firstTick, delay < .zero || delay > TempoError.maximumDuration {
-                throw TempoError(
-                    .invalidInterval,
-                    value: delay.exactDescription,
-                    message:
-                        "first-tick delay must be between 0 and \(TempoError.maximumDuration.exactDescription), got \(delay.exactDescription)"
-                )
+            if case .after(let delay) = firstTick {
+                try TempoError.validateDelay(delay, name: "first-tick delay")
             }
             // Only an absolute first tick has an instant to check: the common path does no division.
             if case .at(let deadline) = firstTick {

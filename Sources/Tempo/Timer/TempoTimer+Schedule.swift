@@ -101,17 +101,13 @@ extension TempoTimer {
 
     /// Moves the next tick to `delay` from now, as ``reschedule(at:)`` does.
     ///
-    /// - Parameter delay: The time from now to the next tick; zero fires at once.
+    /// - Parameter delay: The time from now to the next tick; zero fires at once. The same rule as for
+    ///   ``TimerSchedule/after(_:leeway:delivery:clock:)`` and ``FirstTick/after(_:)``: any delay from zero to
+    ///   ``TempoError/maximumDuration``.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
     ///   ``TempoError/maximumDuration``; the timer is then unchanged.
     public func reschedule(after delay: Duration) throws(TempoError) {
-        if delay < .zero || delay > TempoError.maximumDuration {
-            throw TempoError(
-                .invalidInterval, value: delay.exactDescription,
-                message:
-                    "reschedule delay must be between 0 and \(TempoError.maximumDuration.exactDescription), got \(delay.exactDescription)"
-            )
-        }
+        try TempoError.validateDelay(delay, name: "reschedule delay")
         let now = now()
         perform { $0.reschedule(to: now + delay, now: now) }
     }

@@ -14,9 +14,16 @@ extension TimerSchedule {
             configuration = TempoTimer.Configuration(
                 interval: interval, repeats: repeats, firstTick: first, leeway: leeway, latePolicy: latePolicy,
                 delivery: delivery, clock: clock)
-        case .after(let delay):
+        case .after(let delay) where delay.attoseconds >= 1_000_000_000 && delay <= TempoError.maximumDuration:
             configuration = TempoTimer.Configuration(
                 interval: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+        case .after(let delay):
+            // Below 1 ns (zero: at once) the delay is a first-tick delay, as in `first: .after(_:)`: one rule for
+            // delays, and one message for a delay out of range. A one-shot never waits for its interval.
+            try TempoError.validateDelay(delay)
+            configuration = TempoTimer.Configuration(
+                interval: .nanoseconds(1), repeats: .once, firstTick: .after(delay), leeway: leeway,
+                delivery: delivery, clock: clock)
         case .at(let instant, let ifPast):
             configuration = try TempoTimer.Configuration.oneShot(
                 at: instant, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock,

@@ -87,8 +87,13 @@ public struct TimerSchedule: Sendable {
 
     /// One tick, `delay` after start: a true one-shot, with no interval.
     ///
+    /// A delay follows the one rule for delays, as ``FirstTick/after(_:)`` and ``TempoTimer/reschedule(after:)``
+    /// do: any delay from zero to ``TempoError/maximumDuration``; zero ticks at once on ``TempoTimer/start()`` (on
+    /// the delivery's next turn, not inside `start()`). A negative or larger delay makes creating the timer throw
+    /// ``TempoError`` with ``TempoError/Code/invalidInterval`` naming it.
+    ///
     /// - Parameters:
-    ///   - delay: The time from start to the tick.
+    ///   - delay: The time from start to the tick; zero or more.
     ///   - leeway: How late the tick may run to batch wakeups.
     ///   - delivery: Where the handler runs.
     ///   - clock: The clock the delay is measured on (default ``TimerClock/monotonic``).

@@ -123,7 +123,7 @@ public final class ShardedTimingWheel: Sendable {
     /// Arms a value timer `delay` from now on the calling thread's shard; see ``TimingWheel/schedule(after:value:)``.
     ///
     /// - Parameters:
-    ///   - delay: How long from now; positive.
+    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
     ///   - value: The value handed to ``TimingWheelHandler/timerFired(value:)``.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``, valid from any thread.
     /// - Throws: ``TempoError`` as ``TimingWheel/schedule(after:value:)`` does.
@@ -151,7 +151,7 @@ public final class ShardedTimingWheel: Sendable {
     /// Arms a closure timer `delay` from now on the calling thread's shard; see ``TimingWheel/schedule(after:_:)``.
     ///
     /// - Parameters:
-    ///   - delay: How long from now; positive.
+    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
     ///   - action: The work to run on the delivery queue or driver thread.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
     /// - Throws: ``TempoError`` as ``TimingWheel/schedule(after:_:)`` does.
@@ -192,14 +192,14 @@ public final class ShardedTimingWheel: Sendable {
     ///
     /// - Parameters:
     ///   - handle: A handle from this wheel.
-    ///   - delay: How long from now; positive.
+    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
     /// - Returns: `true` if the timer was armed; `false` for a stale handle.
-    /// - Throws: ``TempoError`` for a delay that is not positive or too large.
+    /// - Throws: ``TempoError`` for a negative delay or one above ``TempoError/maximumDuration``.
     /// - Complexity: O(shards) to find the shard, then O(1).
     @discardableResult
     public func reschedule(_ handle: TimingWheel.Handle, after delay: Duration) throws(TempoError) -> Bool {
         guard let shard = shard(of: handle) else {
-            try TempoError.validateInterval(delay, name: "delay")
+            try TempoError.validateDelay(delay)
             return false
         }
         return try shard.reschedule(handle, after: delay)

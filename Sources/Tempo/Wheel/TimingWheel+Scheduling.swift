@@ -27,11 +27,13 @@ extension TimingWheel {
     /// to one tick later than with `schedule(at: now + delay)`; otherwise the call reads the clock.
     ///
     /// - Parameters:
-    ///   - delay: How long from now on the wheel's clock; positive.
+    ///   - delay: How long from now on the wheel's clock, from zero (due at once: it fires in the next batch, as a
+    ///     deadline already past does) to ``TempoError/maximumDuration``: the one rule for delays, as for
+    ///     `TimerSchedule.after(_:)`.
     ///   - value: The value handed to ``TimingWheelHandler/timerFired(value:)``.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive or
-    ///   too large, ``TempoError/Code/invalidInstant`` when the deadline is out of range, or
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
+    ///   ``TempoError/maximumDuration``, ``TempoError/Code/invalidInstant`` when the deadline is out of range, or
     ///   ``TempoError/Code/invalidArgument`` when the wheel was created without a handler.
     /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
@@ -69,11 +71,12 @@ extension TimingWheel {
     /// one tick later than `schedule(at: now + delay)`.
     ///
     /// - Parameters:
-    ///   - delay: How long from now on the wheel's clock; positive.
+    ///   - delay: How long from now on the wheel's clock, from zero (due at once) to
+    ///     ``TempoError/maximumDuration``.
     ///   - action: The work to run; it runs on the wheel's delivery queue or driver thread.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive or
-    ///   too large, or ``TempoError/Code/invalidInstant`` when the deadline is out of range.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
+    ///   ``TempoError/maximumDuration``, or ``TempoError/Code/invalidInstant`` when the deadline is out of range.
     /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) throws(TempoError) -> Handle {
@@ -132,9 +135,10 @@ extension TimingWheel {
     ///
     /// - Parameters:
     ///   - handle: A handle from this wheel.
-    ///   - delay: How long from now; positive.
+    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
     /// - Returns: `true` if the timer was armed; `false` for a stale handle.
-    /// - Throws: ``TempoError`` for a delay that is not positive or too large.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
+    ///   ``TempoError/maximumDuration``.
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ handle: Handle, after delay: Duration) throws(TempoError) -> Bool {
@@ -184,7 +188,8 @@ extension TimingWheel {
     @inline(__always)
     static func settleableDelay(_ delay: Duration) -> Int64? {
         let attoseconds = delay.attoseconds
-        // At least 1 ns, as `TempoError.validateInterval` requires; below 2^127 so the conversion is exact.
+        // At least 1 ns (a shorter delay, zero included, takes the path that reads the clock); below 2^127 so the
+        // conversion is exact.
         guard attoseconds >= 1_000_000_000 else { return nil }
         let magnitude = UInt128(attoseconds)
         guard
@@ -205,7 +210,7 @@ extension TimingWheel {
     }
 
     func deadline(after delay: Duration) throws(TempoError) -> TimerInstant {
-        try TempoError.validateInterval(delay, name: "delay")
+        try TempoError.validateDelay(delay)
         return now + delay
     }
 

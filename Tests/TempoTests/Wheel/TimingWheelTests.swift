@@ -208,7 +208,7 @@ import Testing
     @Test func badInputThrowsNamingTheValue() throws {
         let clock = VirtualClock()
         let wheel = try TimingWheel(configuration: .immediate, scheduler: clock, handler: ValueLog())
-        #expect(throws: TempoError.self) { try wheel.schedule(after: .zero, value: 1) }
+        #expect(throws: TempoError.self) { try wheel.schedule(after: .nanoseconds(-1), value: 1) }
         #expect(throws: TempoError.self) { try wheel.schedule(after: .seconds(-1)) {} }
         let far = TimerInstant(offset: .seconds(Int64.max / 1_000_000_000) + .seconds(1))
         do {

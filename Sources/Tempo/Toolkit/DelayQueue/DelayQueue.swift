@@ -111,7 +111,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// - Complexity: O(1) amortized.
     @discardableResult
     public func insert(_ value: Value, forKey key: Key, at deadline: TimerDeadline) throws(TempoError) -> Value? {
-        try insert(value, forKey: key, deadline: onQueueClock(deadline))
+        try insert(value, forKey: key, deadline: try onQueueClock(deadline))
     }
 
     /// Inserts `value` for `key`, due `delay` from now; replaces a previous entry of `key`.
@@ -119,14 +119,15 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key.
-    ///   - delay: How long from now on the queue's clock; positive.
+    ///   - delay: How long from now on the queue's clock, from zero (due at once) to
+    ///     ``TempoError/maximumDuration``.
     /// - Returns: The value the entry replaced, if any.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive or too
-    ///   large (the queue is unchanged).
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
+    ///   ``TempoError/maximumDuration`` (the queue is unchanged).
     /// - Complexity: O(1) amortized.
     @discardableResult
     public func insert(_ value: Value, forKey key: Key, after delay: Duration) throws(TempoError) -> Value? {
-        try TempoError.validateInterval(delay, name: "delay")
+        try TempoError.validateDelay(delay)
         return try insert(value, forKey: key, deadline: wheel.now + delay)
     }
 
@@ -140,21 +141,21 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ key: Key, at deadline: TimerDeadline) throws(TempoError) -> Bool {
-        try reschedule(key, deadline: onQueueClock(deadline))
+        try reschedule(key, deadline: try onQueueClock(deadline))
     }
 
     /// Moves the entry of `key` to `delay` from now.
     ///
     /// - Parameters:
     ///   - key: The key.
-    ///   - delay: How long from now; positive.
+    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
     /// - Returns: `true` if the entry was waiting; `false` if there is none.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a delay that is not positive or too
-    ///   large.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
+    ///   ``TempoError/maximumDuration``.
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ key: Key, after delay: Duration) throws(TempoError) -> Bool {
-        try TempoError.validateInterval(delay, name: "delay")
+        try TempoError.validateDelay(delay)
         return try reschedule(key, deadline: wheel.now + delay)
     }
 
@@ -180,11 +181,27 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
 
     // MARK: Internals
 
-    private func onQueueClock(_ deadline: TimerDeadline) -> TimerInstant {
+    /// `deadline` on the queue's clock.
+    ///
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` naming `deadline` when, converted, it is out
+    ///   of the wheel's range (or of `Duration`'s).
+    private func onQueueClock(_ deadline: TimerDeadline) throws(TempoError) -> TimerInstant {
         let own = wheel.configuration.clock
         guard deadline.clock != own else { return deadline.instant }
         let scheduler = wheel.scheduler
-        return scheduler.now(own) + (deadline.instant - scheduler.now(deadline.clock))
+        let left = scheduler.now(deadline.clock).saturatingDuration(to: deadline.instant)
+        if left > Duration(attoseconds: .min), left < Duration(attoseconds: .max),
+            let instant = scheduler.now(own).checkedAdvanced(by: left),
+            (try? wheel.nanoseconds(instant)) != nil
+        {
+            return instant
+        }
+        throw TempoError(
+            .invalidInstant, value: "\(deadline.instant)",
+            message: """
+                deadline \(deadline.instant) on the \(deadline.clock) clock is out of the range of the queue's \
+                \(own) clock (\(TempoError.maximumDuration) from the queue's creation)
+                """)
     }
 
     private func insert(_ value: Value, forKey key: Key, deadline: TimerInstant) throws(TempoError) -> Value? {

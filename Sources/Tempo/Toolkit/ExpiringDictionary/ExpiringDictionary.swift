@@ -106,16 +106,22 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     ///   - ttl: The time to live, from now on the wheel's clock; also what ``touch(_:)`` extends by (rounded up to
     ///     the nanosecond). Positive.
     /// - Returns: The previous value of `key`, if any.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a `ttl` that is not positive or too
-    ///   large (the dictionary is unchanged).
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` naming `ttl` when it is not positive, is
+    ///   below 1 ns or above ``TempoError/maximumDuration``, or ends past the wheel's range (its deadline would lie
+    ///   more than ``TempoError/maximumDuration`` after the dictionary was created); the dictionary is then
+    ///   unchanged.
     /// - Complexity: O(1) amortized; allocates only when the dictionary holds more entries than ever before.
     @discardableResult
     @inlinable
     public func updateValue(_ value: Value, forKey key: Key, expiringAfter ttl: Duration) throws(TempoError) -> Value? {
         let nanoseconds = try Self.validate(ttl: ttl)
         let wheel = wheel
-        return try expirer.state.withLock { table throws(TempoError) -> Value? in
-            try table.upsert(key, (value: value, ttl: nanoseconds), .after(ttl), on: wheel)?.value
+        do throws(TempoError) {
+            return try expirer.state.withLock { table throws(TempoError) -> Value? in
+                try table.upsert(key, (value: value, ttl: nanoseconds), .after(ttl), on: wheel)?.value
+            }
+        } catch {
+            throw Self.ttlError(ttl, error)
         }
     }
 
@@ -131,6 +137,10 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
 
     /// Slides the expiry of `key` to its time to live from now.
     ///
+    /// A time to live accepted when the entry was set may, from a later now, end past the wheel's range (more than
+    /// ``TempoError/maximumDuration``, about 292 years, after the dictionary was created): the entry is then due at
+    /// the end of that range, the last instant the wheel can wait for, and `touch` still returns `true`.
+    ///
     /// - Parameter key: The key.
     /// - Returns: `true` if the entry was present (it now expires later), `false` if it had expired or was never
     ///   set.
@@ -140,9 +150,16 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     public func touch(_ key: Key) -> Bool {
         expirer.state.withLock { table in
             guard let slot = table.slot(of: key) else { return false }
-            // A TTL that was valid when set stays valid: only an out-of-range deadline could throw.
             let ttl = table.row(slot).pointee.payload.ttl
-            do { try table.rearm(slot, .afterNanoseconds(ttl), on: wheel) } catch { return false }
+            do {
+                try table.rearm(slot, .afterNanoseconds(ttl), on: wheel)
+            } catch {
+                // A TTL that was valid when set stays valid: only a deadline past the wheel's range throws. The entry
+                // is due at the range's end, which is in range, so this cannot throw.
+                do { try table.rearm(slot, .at(wheel.latestDeadline), on: wheel) } catch {
+                    assertionFailure("the wheel refused its own latest deadline: \(error)")
+                }
+            }
             return true
         }
     }
@@ -157,6 +174,16 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     public func removeValue(forKey key: Key) -> Value? {
         let wheel = wheel
         return expirer.state.withLock { $0.remove(key, cancellingOn: wheel)?.value }
+    }
+
+    /// `error`, from arming a valid `ttl`, as the error of `ttl`: a deadline past the wheel's range
+    /// (``TempoError/Code/invalidInstant``) means that `ttl` is too large to add to now.
+    @usableFromInline
+    static func ttlError(_ ttl: Duration, _ error: TempoError) -> TempoError {
+        guard error.code == .invalidInstant else { return error }
+        return TempoError(
+            .invalidInterval, value: ttl.exactDescription,
+            message: "ttl \(ttl.exactDescription) from now ends past the wheel's range: \(error.message)")
     }
 
     /// Throws unless `ttl` is a valid interval; returns it in nanoseconds, rounded up (called from inlinable code, so

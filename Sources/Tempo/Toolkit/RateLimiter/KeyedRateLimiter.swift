@@ -17,7 +17,9 @@ public import Synchronization
 /// admission moves the key's ``TimingWheel`` timer to the instant its bucket will be full, and when that timer
 /// fires (at the first tick at or after it) the key is dropped. Forgetting therefore never changes an answer, and
 /// memory holds only keys that were active within about `burst · period / permits`. Expiry work is proportional to
-/// the keys that go idle; admissions only store a later deadline.
+/// the keys that go idle; admissions only store a later deadline. A bucket that refills past the wheel's range (more
+/// than ``TempoError/maximumDuration``, about 292 years, after the limiter was created: a rate of one permit per
+/// century, say) is forgotten at the end of that range, the last instant the wheel can wait for.
 ///
 /// **Cancellation.** Cancelling a task in ``acquire(_:)`` disarms its wait and throws `CancellationError` at once.
 ///
@@ -113,8 +115,9 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
             guard let slot = found else {
                 // A new key is a full bucket: the first permit is always free.
                 let tat = gcra.admit(scaledNow, now: scaledNow)!
-                let refilled = origin + gcra.refilled(tat)
-                // An out-of-range deadline (292 years) cannot come from a clock reading plus a valid rate.
+                // Past the wheel's range (292 years), at its end: `refilled` is then in range and neither closure
+                // below throws.
+                let refilled = min(origin + gcra.refilled(tat), wheel.latestDeadline)
                 _ = try? table.insert(key, tat, at: bucket, tag: tag) { token throws(TempoError) in
                     try wheel.armKeyed(.at(refilled), value: token)
                 }
@@ -125,7 +128,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
                 return gcra.ready(row.pointee.payload)
             }
             row.pointee.payload = tat
-            let refilled = origin + gcra.refilled(tat)
+            let refilled = min(origin + gcra.refilled(tat), wheel.latestDeadline)
             // As above, `refilled` is in range: neither closure throws.
             try? table.rearm(slot, .at(refilled), on: wheel)
             return nil

@@ -4,7 +4,9 @@
 /// `burst` tokens refilled at `permits` per `period` admits: an idle limiter admits `burst` requests at once, then one
 /// every `period / permits`. The arithmetic is exact (integers in units of attoseconds ÷ `permits`), so over any
 /// number of requests on any clock nothing drifts: at every instant `t` after the limiter was created, a client that
-/// asks as often as it may has been admitted `burst + ⌊(t - start) · permits / period⌋` times.
+/// asks as often as it may has been admitted `burst + ⌊(t - start) · permits / period⌋` times. Nothing traps at the
+/// limits either: 2^126 / `permits` attoseconds (at least 2,700 years: only a virtual clock gets there) after a
+/// limiter was created its time stops, and it admits nothing more.
 ///
 /// `RateLimit` is a value type and is `Sendable`.
 public struct RateLimit: Hashable, Sendable {
@@ -73,10 +75,15 @@ struct GCRA: Sendable {
     @inlinable
     @inline(__always)
     func scaled(attoseconds: Int128) -> Int128 {
-        // The scale is at most 10^9 < 2^30, so below 2^96 attoseconds (2.5 · 10^12 years) the product is below
-        // 2^126: the unchecked multiplication is exact. Beyond, the checked one.
+        // The scale is at most 10^9 < 2^30, so below 2^96 attoseconds (2,500 years) the product is below 2^126: the
+        // unchecked multiplication is exact. Beyond (only on a virtual clock), it saturates at ±2^126, where time
+        // stops for the limiter: with the capacity at most 2^113 (`maximumCount` times `maximumDuration`),
+        // `now + capacity` and a TAT plus one increment stay below 2^127, so nothing traps.
         if UInt64(truncatingIfNeeded: attoseconds.magnitude >> 96) == 0 { return attoseconds &* scale }
-        return attoseconds * scale
+        let limit: Int128 = 1 << 126
+        let (product, overflow) = attoseconds.multipliedReportingOverflow(by: scale)
+        guard overflow || product > limit || product < -limit else { return product }
+        return attoseconds < 0 ? -limit : limit
     }
 
     /// Admits one permit at scaled time `now`: the new `tat`, or `nil` when the bucket is empty.

@@ -51,15 +51,22 @@ extension Stopwatch {
     /// A running stopwatch keeps running: the time between the snapshot and this call is measured on the wall clock
     /// (whatever `clock` is, since no other clock spans a restart) and added to its elapsed time; from then on it
     /// counts on `clock`. If the wall clock now reads earlier than when the snapshot was taken (it was set back),
-    /// that gap counts as zero. A paused stopwatch comes back paused with its elapsed time, an idle one idle.
+    /// that gap counts as zero. A paused stopwatch comes back paused with its elapsed time, an idle one idle; their
+    /// `wallTaken` is not read.
+    ///
+    /// Every field is checked, so that no snapshot, however corrupt (a file edited by hand, a value at the limit of
+    /// its type), traps here or in a later read: a bad one throws and no stopwatch is made.
     ///
     /// - Parameters:
     ///   - snapshot: The snapshot.
     ///   - scheduler: Where time is read.
     ///   - clock: The clock to count on from now (default ``TimerClock/monotonic``).
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidArgument`` when the elapsed time, the lap mark or a lap
-    ///   is negative, the lap mark exceeds the elapsed time, or an idle snapshot has elapsed time; with
-    ///   ``TempoError/Code/invalidInstant`` when a running snapshot has no `wallTaken`.
+    /// - Throws: ``TempoError`` naming the value, with ``TempoError/Code/invalidArgument`` when the elapsed time is
+    ///   negative or above ``TempoError/maximumDuration``, the lap mark is negative or exceeds the elapsed time, a
+    ///   lap is negative, the laps do not add up to the lap mark, or an idle snapshot has elapsed time or laps; with
+    ///   ``TempoError/Code/invalidInstant`` when a running snapshot has no `wallTaken`, or one more than
+    ///   ``TempoError/maximumDuration`` after now, or so long before now that the elapsed time would exceed
+    ///   ``TempoError/maximumDuration``.
     public convenience init(
         restoring snapshot: Snapshot,
         scheduler: any TimerScheduler = SystemScheduler.shared,
@@ -74,7 +81,7 @@ extension Stopwatch {
                     .invalidInstant, value: "nil",
                     message: "a running stopwatch's snapshot needs its wall-clock instant")
             }
-            elapsed += max(.zero, scheduler.now(.wall) - wallTaken)
+            elapsed += try Self.gap(since: wallTaken, now: scheduler.now(.wall), elapsed: elapsed)
         }
         let now = scheduler.now(clock)
         state.withLock { state in
@@ -90,21 +97,76 @@ extension Stopwatch {
         func reject(_ value: Duration, _ message: String) -> TempoError {
             TempoError(.invalidArgument, value: value.exactDescription, message: message)
         }
-        guard snapshot.elapsed >= .zero else {
-            throw reject(snapshot.elapsed, "a snapshot's elapsed time must not be negative, got \(snapshot.elapsed)")
+        let maximum = TempoError.maximumDuration
+        guard snapshot.elapsed >= .zero, snapshot.elapsed <= maximum else {
+            throw reject(
+                snapshot.elapsed,
+                """
+                a snapshot's elapsed time must be between 0 and \(maximum.exactDescription), got \
+                \(snapshot.elapsed.exactDescription)
+                """)
         }
         guard snapshot.lapMark >= .zero, snapshot.lapMark <= snapshot.elapsed else {
             throw reject(
                 snapshot.lapMark,
-                "a snapshot's lap mark must be between 0 and its elapsed time \(snapshot.elapsed), got \(snapshot.lapMark)"
-            )
+                """
+                a snapshot's lap mark must be between 0 and its elapsed time \(snapshot.elapsed.exactDescription), \
+                got \(snapshot.lapMark.exactDescription)
+                """)
         }
-        if let lap = snapshot.laps.first(where: { $0 < .zero }) {
-            throw reject(lap, "a snapshot's laps must not be negative, got \(lap)")
+        // Each lap is at most the lap mark (they add up to it), so the sum is checked without overflow.
+        var sum = Duration.zero
+        for lap in snapshot.laps {
+            guard lap >= .zero, lap <= snapshot.lapMark - sum else {
+                throw reject(
+                    lap,
+                    """
+                    a snapshot's laps must not be negative and must add up to its lap mark \
+                    \(snapshot.lapMark.exactDescription), got lap \(lap.exactDescription)
+                    """)
+            }
+            sum += lap
+        }
+        guard sum == snapshot.lapMark else {
+            throw reject(
+                sum,
+                """
+                a snapshot's laps must add up to its lap mark \(snapshot.lapMark.exactDescription), got \
+                \(sum.exactDescription)
+                """)
         }
         guard snapshot.phase != .idle || (snapshot.elapsed == .zero && snapshot.laps.isEmpty) else {
             throw reject(
-                snapshot.elapsed, "an idle snapshot must have no elapsed time or laps, got \(snapshot.elapsed)")
+                snapshot.elapsed,
+                "an idle snapshot must have no elapsed time or laps, got \(snapshot.elapsed.exactDescription)")
         }
+    }
+
+    /// The time from `wallTaken` to `now` on the wall clock, zero when the clock was set back.
+    ///
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `wallTaken` is more than
+    ///   ``TempoError/maximumDuration`` after `now`, or so long before it that `elapsed` plus the gap would exceed
+    ///   ``TempoError/maximumDuration``.
+    private static func gap(since wallTaken: TimerInstant, now: TimerInstant, elapsed: Duration) throws(TempoError)
+        -> Duration
+    {
+        let maximum = TempoError.maximumDuration
+        let gap = wallTaken.saturatingDuration(to: now)
+        guard gap >= .zero - maximum else {
+            throw TempoError(
+                .invalidInstant, value: "\(wallTaken)",
+                message: """
+                    a running snapshot's wall-clock instant \(wallTaken) is more than \(maximum) after now (\(now))
+                    """)
+        }
+        guard gap <= maximum - elapsed else {
+            throw TempoError(
+                .invalidInstant, value: "\(wallTaken)",
+                message: """
+                    a running snapshot's wall-clock instant \(wallTaken) is so long before now (\(now)) that its \
+                    elapsed time \(elapsed.exactDescription) would exceed \(maximum.exactDescription)
+                    """)
+        }
+        return max(.zero, gap)
     }
 }

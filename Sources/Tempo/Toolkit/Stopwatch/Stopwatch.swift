@@ -48,8 +48,13 @@ public final class Stopwatch: Sendable {
         var lapMark = Duration.zero
         var laps: [Duration] = []
 
+        /// The elapsed time at `now`, saturating at the bounds of `Duration` (about 5 × 10¹² years) instead of
+        /// trapping.
         func elapsed(at now: TimerInstant) -> Duration {
-            phase == .running ? banked + (now - runningSince) : banked
+            guard phase == .running else { return banked }
+            let run = runningSince.saturatingDuration(to: now)
+            let (sum, overflow) = banked.attoseconds.addingReportingOverflow(run.attoseconds)
+            return overflow ? Duration(attoseconds: run > .zero ? .max : .min) : Duration(attoseconds: sum)
         }
     }
 
@@ -74,6 +79,10 @@ public final class Stopwatch: Sendable {
     }
 
     /// The time counted so far: running time only, read from ``clock`` now.
+    ///
+    /// Never traps: past the bounds of `Duration` (about 5 × 10¹² years, reachable only on a virtual clock) it
+    /// saturates. A stopwatch whose elapsed time exceeds ``TempoError/maximumDuration`` (292 years) still counts,
+    /// but its ``snapshot()`` is refused by ``init(restoring:scheduler:clock:)``.
     public var elapsed: Duration {
         state.withLock { $0.elapsed(at: scheduler.now(clock)) }
     }
@@ -131,7 +140,11 @@ public final class Stopwatch: Sendable {
         state.withLock { state -> Duration? in
             guard state.phase != .idle else { return nil }
             let elapsed = state.elapsed(at: scheduler.now(clock))
-            let lap = elapsed - state.lapMark
+            // Saturating, as `elapsed` does: after the wall clock was set back a lap can be negative.
+            let (difference, overflow) = elapsed.attoseconds.subtractingReportingOverflow(state.lapMark.attoseconds)
+            let lap =
+                overflow
+                ? Duration(attoseconds: state.lapMark < .zero ? .max : .min) : Duration(attoseconds: difference)
             state.lapMark = elapsed
             state.laps.append(lap)
             return lap

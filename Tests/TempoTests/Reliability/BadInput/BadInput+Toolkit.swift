@@ -44,9 +44,6 @@ extension BadInput {
                 BadInput("TimerRegistry.schedule(every: \(value))", .invalidInterval, value: value) {
                     try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", .every(interval)) { _ in }
                 },
-                BadInput("TimerRegistry.schedule(after: \(value))", .invalidInterval, value: value) {
-                    try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", .after(interval)) { _ in }
-                },
                 BadInput("SharedTicker(.every(\(value)))", .invalidInterval, value: value) {
                     _ = try SharedTicker(.every(interval), scheduler: VirtualClock())
                 },
@@ -84,6 +81,11 @@ extension BadInput {
                         } onFinish: {
                         }.add(interval)
                     },
+                ]
+            }
+            // A wheel's delay may be zero (due at once), as a timer's may.
+            if interval < .zero || interval > TempoError.maximumDuration {
+                rows += [
                     BadInput("TimingWheel.schedule(after: \(value))", .invalidInterval, value: value) {
                         try TimingWheel(scheduler: VirtualClock()).schedule(after: interval) {}
                     },

@@ -57,15 +57,9 @@ extension BadInput {
                 BadInput("init(_: .every) interval \(value)", .invalidInterval, value: value) {
                     _ = try TempoTimer(.every(interval), scheduler: VirtualClock())
                 },
-                BadInput("init(_: .after) delay \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(.after(interval), scheduler: VirtualClock())
-                },
                 BadInput("init(every:target:) interval \(value)", .invalidInterval, value: value) {
                     _ = try TempoTimer(
                         .every(interval), scheduler: VirtualClock(), handler: .weak(Canary()) { _, _ in })
-                },
-                BadInput("once(after:) delay \(value)", .invalidInterval, value: value) {
-                    _ = try TempoTimer(.after(interval), scheduler: VirtualClock()) { _ in }.start()
                 },
                 BadInput("reset(interval:) \(value)", .invalidInterval, value: value) {
                     let timer = try TempoTimer(.every(.seconds(1)), scheduler: VirtualClock())
@@ -117,9 +111,19 @@ extension BadInput {
                 },
             ]
         }
+        // A delay (the time until a tick) may be zero, an interval may not: one-shots take the first-delay values.
         for delay in badFirstDelays {
             let value = delay.exactDescription
             rows += [
+                BadInput("init(_: .after) delay \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(.after(delay), scheduler: VirtualClock())
+                },
+                BadInput("once(after:) delay \(value)", .invalidInterval, value: value) {
+                    _ = try TempoTimer(.after(delay), scheduler: VirtualClock()) { _ in }.start()
+                },
+                BadInput("registry schedule(_:_:) delay \(value)", .invalidInterval, value: value) {
+                    try TimerRegistry<String>(scheduler: VirtualClock()).schedule("k", .after(delay)) { _ in }
+                },
                 BadInput("init(every:first: .after) \(value)", .invalidInterval, value: value) {
                     _ = try TempoTimer(.every(.seconds(1), first: .after(delay)), scheduler: VirtualClock())
                 },

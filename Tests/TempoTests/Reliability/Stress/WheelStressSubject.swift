@@ -73,8 +73,8 @@ extension ToolkitStressSubjects {
                 (
                     "badDelay",
                     { _ in
-                        recorder.expectThrows("wheel.schedule(after: 0)", .invalidInterval) {
-                            try wheel.schedule(after: .zero) {}
+                        recorder.expectThrows("wheel.schedule(after: -1 ns)", .invalidInterval) {
+                            try wheel.schedule(after: .nanoseconds(-1)) {}
                         }
                     }
                 ),
