@@ -23,9 +23,9 @@ import TempoLocks
 /// in the same folder, which is flushed (`fsync`) and renamed over the file; then the folder is flushed too, so that
 /// the rename survives a power loss. ``save(_:for:)`` returns only when the write that holds its cursor is durable.
 ///
-/// What a crash loses: nothing a returned ``save(_:for:)`` wrote. With ``JobOptions/Delivery/atMostOnce`` the
+/// What a crash loses: nothing a returned ``save(_:for:)`` wrote. With ``JobOptions/Guarantee/atMostOnce`` the
 /// scheduler waits for that save before the body starts, so a crash never runs a date twice (a crash between the
-/// durable write and the body's end loses that date). With ``JobOptions/Delivery/atLeastOnce`` the cursor is
+/// durable write and the body's end loses that date). With ``JobOptions/Guarantee/atLeastOnce`` the cursor is
 /// saved after the run, so a crash during the run, or after it but before its grouped write is durable, leaves
 /// the date to the job's catch-up policy on restart (``JobOptions/CatchUp``).
 ///
