@@ -92,7 +92,8 @@ func benchMode(_ options: Options) async throws {
         late_max=\(milliseconds(lateness.last ?? .zero)) \
         claim_p50=\(milliseconds(percentile(times, 50))) claim_p99=\(milliseconds(percentile(times, 99))) \
         claims=\(times.count) won_p50=\(milliseconds(percentile(won, 50))) \
-        won_p99=\(milliseconds(percentile(won, 99))) won=\(won.count) cpu_s=\(format(cpu)) runs_since_start=\(sinceStart.succeeded)
+        won_p99=\(milliseconds(percentile(won, 99))) won=\(won.count) cpu_s=\(format(cpu)) \
+        runs_since_start=\(sinceStart.succeeded)
         """)
 }
 
