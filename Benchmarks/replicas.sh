@@ -8,6 +8,7 @@
 #   Benchmarks/replicas.sh [JOBS] [DURATION_S] [EVERY_MS]     # defaults: 1000 20 1000
 #
 # Environment: BIN (default .build/release/tempo-pg-replica), PORT (default 54329), REPLICAS (default 3),
+# SPREAD_MS (default 0: every job's dates at the same instant; EVERY_MS spreads them over the period, JobOptions.spread),
 # PGSETTINGS (extra server settings, default "-c fsync=off" as the package's tests; "" for fsync on).
 # Needs initdb, pg_ctl and psql on the PATH; as root, they run as the user postgres (runuser).
 set -euo pipefail
@@ -19,6 +20,7 @@ bin=${BIN:-.build/release/tempo-pg-replica}
 port=${PORT:-54329}
 replicas=${REPLICAS:-3}
 settings=${PGSETTINGS--c fsync=off}
+spread=${SPREAD_MS:-0}
 [[ -x $bin ]] || { echo "no $bin: swift build -c release --traits default,Postgres --product tempo-pg-replica" >&2; exit 1; }
 bin=$(realpath "$bin")
 
@@ -53,11 +55,11 @@ socket="$dir/.s.PGSQL.$port"
 pids=()
 for n in $(seq 1 "$replicas"); do
     TEMPO_BENCH_SAMPLES="$dir/samples" "$bin" bench "$socket" bench "r$n" --jobs "$jobs" --every-ms "$every" \
-        --seconds "$duration" >"$dir/r$n.out" 2>"$dir/r$n.err" &
+        --spread-ms "$spread" --seconds "$duration" >"$dir/r$n.out" 2>"$dir/r$n.err" &
     pids+=($!)
 done
 TEMPO_BENCH_SAMPLES="$dir/samples" "$bin" bench - - local --jobs "$jobs" --every-ms "$every" --seconds "$duration" \
-    --local 1 >"$dir/local.out" 2>"$dir/local.err" &
+    --spread-ms "$spread" --local 1 >"$dir/local.out" 2>"$dir/local.err" &
 pids+=($!)
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
@@ -107,7 +109,7 @@ hz=$(getconf CLK_TCK)
 cpu=$(sum cpu_s)
 
 echo
-echo "== $replicas replicas + 1 local scheduler, $jobs jobs every $every ms, $duration s measured after 2 s warm-up"
+echo "== $replicas replicas + 1 local scheduler, $jobs jobs every $every ms (spread $spread ms), $duration s measured after 2 s warm-up"
 echo "   (server: ${settings:-defaults}; load average before the summary: $(cut -d' ' -f1-3 /proc/loadavg))"
 printf 'cluster dates per second      %s (runs %s of %s dates planned in the window; not run %s)\n' \
     "$(echo "$runs / $duration" | bc -l | xargs printf '%.0f')" "$runs" "$expected" "$((expected - runs))"
@@ -133,7 +135,7 @@ printf 'CPU per date                   replicas %s us (window), local %s us (win
     "$(echo "1000000 * $cpu / $runs" | bc -l | xargs printf '%.0f')" \
     "$(echo "1000000 * $(field local cpu_s) / $(field local runs)" | bc -l | xargs printf '%.0f')" \
     "$(echo "1000000 * ($server_after - $server_before) / $hz / $dates" | bc -l | xargs printf '%.0f')"
-echo "summary jobs=$jobs runs=$runs rate=$((runs / duration)) c50=$c50 c99=$c99 cmax=$cmax l50=$l50 l99=$l99 lmax=$lmax" \
+echo "summary jobs=$jobs spread=$spread runs=$runs rate=$((runs / duration)) c50=$c50 c99=$c99 cmax=$cmax l50=$l50 l99=$l99 lmax=$lmax" \
     "claim50=$claim50 claim99=$claim99 won50=$won50 won99=$won99 per_date=$(echo "$per_date / $dates" | bc -l | xargs printf '%.2f')" \
     "winner=$(echo "($(rows claim) + $(calls finish)) / $dates" | bc -l | xargs printf '%.2f')" \
     "missed=$(sum missed) skipped=$(sum skipped) local_runs=$(field local runs) cpu_us=$(echo "1000000 * $cpu / $runs" | bc -l | xargs printf '%.0f')" \
