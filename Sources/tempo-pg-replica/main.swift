@@ -8,8 +8,9 @@
 // tempo-pg-replica run SOCKET DATABASE REPLICA [--skew-ms S] [--every-ms P] [--hold-ms H] [--lease-ms L] [--seconds N]
 //     A JobScheduler on the database (see RunMode.swift): one job every P ms whose runs are recorded in the tables
 //     `runs` and `results`, on a wall clock S ms off, for N seconds (0: until killed).
-// tempo-pg-replica bench SOCKET DATABASE REPLICA [--jobs J] [--every-ms P] [--spread-ms W] [--seconds N]
-//     J jobs every P ms with empty bodies for N seconds (see BenchMode.swift); prints runs and claim times.
+// tempo-pg-replica bench SOCKET DATABASE REPLICA [--jobs J] [--every-ms P] [--spread-ms W] [--seconds N] [--local 1]
+//     J jobs every P ms with empty bodies for N seconds (see BenchMode.swift); prints runs, date-to-start times,
+//     claim times and CPU time. `--local 1`: the same jobs on one scheduler without the database (the baseline).
 //
 // Every line is flushed at once. Built with the trait Postgres only (otherwise it says so and exits 2).
 #if Postgres
