@@ -8,8 +8,8 @@ import Darwin
 #endif
 
 // @unchecked Sendable: the mutable state (`contents`) is only read or written by `serve(_:)`, which only the
-// store's serial queue calls (`JSONFileJobStore.drain()`), so it is never touched from two threads at once.
-/// The file of a ``JSONFileJobStore`` and its entries as last read or written: what only the store's queue touches.
+// store's drain thread calls (`JSONFileJobStore.drain()`, one drain at a time), so it is never touched from two threads at once.
+/// The file of a ``JSONFileJobStore`` and its entries as last read or written: what only the store's drain thread touches.
 final class JSONCursorFile: @unchecked Sendable {
     let path: String
     /// The folder of the file, flushed after each rename.
@@ -30,7 +30,7 @@ final class JSONCursorFile: @unchecked Sendable {
     /// 10,000 jobs (about 0.5 MB), about 50 writes a second instead of one per fsync.
     static let bytesPerSecond = 25_000_000
 
-    /// How long the queue waits before it takes the next group, so that writes keep under ``bytesPerSecond``:
+    /// How long the drain waits before it takes the next group, so that writes keep under ``bytesPerSecond``:
     /// zero when the last write was long enough ago (a lone save is written at once).
     func pauseBeforeNextGroup() -> Duration {
         guard let lastWrite else { return .zero }

@@ -14,7 +14,7 @@ import TempoLocks
 ///
 /// How it writes: the store reads the file once (on its first read or save) and keeps its entries, every entry it
 /// does not change kept as the JSON value it read (the same value; spacing and number formatting may differ). All
-/// file work (reading, JSON encoding, writing, `fsync`) happens on a dispatch queue of the store's own, never on
+/// file work (reading, JSON encoding, writing, `fsync`) happens on a thread of the store's own, never on
 /// the caller's thread: ``save(_:for:)`` and ``cursor(for:)`` suspend until their turn comes. Saves are grouped
 /// (group commit): the saves that arrive while a write is in flight go into the next write together, so a
 /// thousand saves a second cost tens of file writes, not a thousand; and a write starts no sooner than the last
@@ -29,12 +29,12 @@ import TempoLocks
 /// saved after the run, so a crash during the run, or after it but before its grouped write is durable, leaves
 /// the date to the job's catch-up policy on restart (``JobOptions/CatchUp``).
 ///
-/// Thread-safety: every method may be called from any task at once; the store's queue serializes the file work.
+/// Thread-safety: every method may be called from any task at once; the store's drain thread (one at a time) serializes the file work.
 /// Two stores (or processes) on one file are not coordinated: each reads the file once and writes its own view,
 /// so one store overwrites what another wrote after its first read (a store that notices the file changed since it
 /// last read or wrote it reads it again before its next write).
 ///
-/// In tests on TempoTesting's `VirtualClock`, the clock does not see the store's queue (real I/O): wrap the store's
+/// In tests on TempoTesting's `VirtualClock`, the clock does not see the store's thread (real I/O): wrap the store's
 /// calls in `holdingTime` so that time does not move while a cursor is read or written.
 public final class JSONFileJobStore: JobStore {
     /// The file's format version this version writes and reads.
@@ -42,11 +42,9 @@ public final class JSONFileJobStore: JobStore {
 
     /// The file's path.
     public let path: String
-    /// Where the file's entries live and the file is read and written: only ever on `queue`.
+    /// Where the file's entries live and the file is read and written: only ever on the drain's thread.
     private let file: JSONCursorFile
-    /// The store's own serial queue: every read, encoding, write and `fsync` of the file runs on it.
-    private let queue: DispatchQueue
-    /// Requests waiting for the queue, and whether a drain of them is scheduled.
+    /// Requests waiting for the drain, and whether a drain of them is scheduled.
     private let requests = TempoMutex(JSONFileRequests())
 
     /// Creates a store on the file at `path`; nothing is read until a job asks.
@@ -56,21 +54,20 @@ public final class JSONFileJobStore: JobStore {
         self.init(path: path, beforeWrite: nil)
     }
 
-    /// Creates a store on the file at `path` that calls `beforeWrite` on its queue before each file write: a
+    /// Creates a store on the file at `path` that calls `beforeWrite` on its thread before each file write: a
     /// test's stand-in for a slow file system.
     ///
     /// - Parameters:
     ///   - path: The file's path.
-    ///   - beforeWrite: Called on the store's queue before each write of the file (it may block).
+    ///   - beforeWrite: Called on the store's thread before each write of the file (it may block).
     package init(path: String, beforeWrite: (@Sendable () -> Void)?) {
         self.path = path
         self.file = JSONCursorFile(path: path, beforeWrite: beforeWrite)
-        self.queue = DispatchQueue(label: "TempoJobs.JSONFileJobStore")
     }
 
     /// The cursor stored for `job`, or `nil` when the file or the entry does not exist.
     ///
-    /// Suspends until the store's queue has read the file (the first call only) and looked the entry up; never
+    /// Suspends until the store's thread has read the file (the first call only) and looked the entry up; never
     /// blocks the caller's thread. Cancelling the task does not end the wait.
     ///
     /// - Parameter job: The job's name.
@@ -87,7 +84,7 @@ public final class JSONFileJobStore: JobStore {
     /// Stores `cursor` for `job`, keeping every other entry of the file as it was; returns when the file that holds
     /// it is durable (flushed and renamed, and its folder flushed).
     ///
-    /// Suspends, never blocking the caller's thread: the save joins the next grouped write of the store's queue.
+    /// Suspends, never blocking the caller's thread: the save joins the next grouped write of the store's thread.
     /// Cancelling the task does not end the wait (the cursor is written or the save throws).
     ///
     /// - Parameters:
@@ -107,12 +104,12 @@ public final class JSONFileJobStore: JobStore {
         file.writes.withLock { $0 }
     }
 
-    /// How many reads and saves wait for the store's queue, not counting the group being written.
+    /// How many reads and saves wait for the store's thread, not counting the group being written.
     package var pendingCount: Int {
         requests.withLock { $0.pending.count }
     }
 
-    /// Queues `request`, and schedules a drain on the queue unless one is running.
+    /// Queues `request`, and starts a drain on a thread of its own unless one is running.
     private func submit(_ request: JSONFileRequest) {
         let schedule = requests.withLock { state -> Bool in
             state.pending.append(request)
@@ -121,12 +118,17 @@ public final class JSONFileJobStore: JobStore {
             return true
         }
         if schedule {
-            queue.async { self.drain() }
+            // A thread of the store's own for each drain (it ends when nothing waits), not a dispatch queue: on
+            // Linux a queue's work can take a thread that Swift's cooperative pool needs, and a stalled file
+            // system (or `fsync`) would then stall every task of the process.
+            let thread = Thread { self.drain() }
+            thread.name = "TempoJobs.JSONFileJobStore"
+            thread.start()
         }
     }
 
-    /// On the queue: takes every waiting request as one group and serves it, until none waits. Before it takes a
-    /// group it waits (on the queue's thread) until the last write is far enough behind (`pauseBeforeNextGroup`).
+    /// On the drain's thread: takes every waiting request as one group and serves it, until none waits. Before it takes a
+    /// group it waits (on the drain's thread) until the last write is far enough behind (`pauseBeforeNextGroup`).
     private func drain() {
         while true {
             let waiting = requests.withLock { state -> Bool in
@@ -149,13 +151,13 @@ public final class JSONFileJobStore: JobStore {
     }
 }
 
-/// A read or a save waiting for the store's queue.
+/// A read or a save waiting for the store's drain.
 enum JSONFileRequest: Sendable {
     case read(job: String, CheckedContinuation<JobCursor?, any Error>)
     case save(job: String, cursor: JobCursor, CheckedContinuation<Void, any Error>)
 }
 
-/// The requests of a store waiting for its queue.
+/// The requests of a store waiting for its drain.
 struct JSONFileRequests {
     var pending: [JSONFileRequest] = []
     /// Whether a drain is scheduled or running on the queue (it takes what is pending before it returns).
