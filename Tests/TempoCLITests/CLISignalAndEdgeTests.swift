@@ -134,6 +134,18 @@ import Glibc
         #expect(output.stderr.contains("shorter than 1 nanosecond"), "stderr: \(output.stderr)")
     }
 
+    /// An unknown `TEMPO_SCHEDULER_BACKEND` does not stop a program that uses Tempo (it used to be a `fatalError`
+    /// in the library): the run uses the default backend and says once, on stderr, which value it ignored.
+    @Test func anUnknownSchedulerBackendIsIgnoredWithOneLineOnStderr() async throws {
+        let output = try await TempoBinary.run(
+            ["tick", "--every", "10ms", "--count", "2"], environment: ["TEMPO_SCHEDULER_BACKEND": "no-such-backend"])
+        #expect(output.status == 0, "stderr: \(output.stderr)")
+        let named = output.stderr.split(separator: "\n").filter { $0.contains("=no-such-backend") }
+        #expect(named.count == 1, "stderr: \(output.stderr)")
+        #expect(named.first?.contains("TEMPO_SCHEDULER_BACKEND") == true, "stderr: \(output.stderr)")
+        #expect(output.stdout.contains("tempo tick: every 10ms x 2"), "stdout: \(output.stdout)")
+    }
+
     @Test func aCommandThatDoesNotExistExitsWith127() async throws {
         let output = try await TempoBinary.run(["every", "1s", "--", "no-such-command-tempo"])
         #expect(output.status == 127, "stderr: \(output.stderr)")

@@ -44,6 +44,8 @@ struct TempoBinary {
     /// and ``Output/stdout`` is empty. With `inTerminal`, `tempo` runs on a pseudo-terminal (through util-linux
     /// `script`), which then carries both its streams: ``Output/stdout`` has them, with the terminal's line ends.
     ///
+    /// `environment` adds variables to (or replaces them in) the test process's environment for `tempo`.
+    ///
     /// With `leakCheckAtExit` false, a sanitizer build of `tempo` skips LeakSanitizer's check at exit (`detect_leaks=0`
     /// added to `ASAN_OPTIONS`): for a process the test stops with a signal in the middle of its work, whose exit
     /// finds objects its tasks still hold (a `tempo every` stopped during its start was reported, about once in four
@@ -60,6 +62,7 @@ struct TempoBinary {
         stdoutFile: String? = nil,
         inTerminal: Bool = false,
         leakCheckAtExit: Bool = true,
+        environment: [String: String] = [:],
         sourceLocation: SourceLocation = #_sourceLocation,
         during: @escaping @Sendable (Process) throws -> Void = { _ in }
     ) async throws -> Output {
@@ -72,8 +75,10 @@ struct TempoBinary {
             ? Launch(
                 executable: URL(fileURLWithPath: "/usr/bin/script"),
                 arguments: ["-qec", ([url.path] + arguments).map(shellQuoted).joined(separator: " "), "/dev/null"],
-                stdoutFile: stdoutFile, leakCheckAtExit: leakCheckAtExit)
-            : Launch(executable: url, arguments: arguments, stdoutFile: stdoutFile, leakCheckAtExit: leakCheckAtExit)
+                stdoutFile: stdoutFile, leakCheckAtExit: leakCheckAtExit, environment: environment)
+            : Launch(
+                executable: url, arguments: arguments, stdoutFile: stdoutFile, leakCheckAtExit: leakCheckAtExit,
+                environment: environment)
         let ready = Ready(stdout: ready, stderr: readyOnStderr)
         let (output, timedOut) = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
@@ -95,6 +100,7 @@ struct TempoBinary {
         let arguments: [String]
         let stdoutFile: String?
         let leakCheckAtExit: Bool
+        let environment: [String: String]
     }
 
     /// What to wait for before `during`.
@@ -122,10 +128,10 @@ struct TempoBinary {
         let process = Process()
         process.executableURL = launch.executable
         process.arguments = launch.arguments
-        if !launch.leakCheckAtExit {
-            var environment = ProcessInfo.processInfo.environment
+        if !launch.leakCheckAtExit || !launch.environment.isEmpty {
+            var environment = ProcessInfo.processInfo.environment.merging(launch.environment) { $1 }
             // Options later in the list override earlier ones.
-            environment["ASAN_OPTIONS", default: ""] += " detect_leaks=0"
+            if !launch.leakCheckAtExit { environment["ASAN_OPTIONS", default: ""] += " detect_leaks=0" }
             process.environment = environment
         }
         let stdout = Pipe()

@@ -57,17 +57,34 @@ public final class SystemScheduler: TimerScheduler {
     ///
     /// Its backend is ``Backend/platformDefault``, unless the environment variable `TEMPO_SCHEDULER_BACKEND` names
     /// another one (`timerfd` or `dispatch`) when the scheduler is first used: that is how CI runs the same suites
-    /// on both backends. An unknown name, or `timerfd` where there is none, stops the process with a message.
+    /// on both backends. An empty value is ignored. An unknown name, or `timerfd` where there is none, is ignored
+    /// too (a library does not stop the process over an environment variable): the scheduler uses
+    /// ``Backend/platformDefault`` and writes one line to standard error that names the value, once per process.
     public static let shared: SystemScheduler = {
-        guard let raw = getenv("TEMPO_SCHEDULER_BACKEND"), let name = String(validatingCString: raw) else {
-            return SystemScheduler(backend: .platformDefault)
-        }
-        guard let backend = Backend(rawValue: name), backend.isAvailable else {
-            let known = Backend.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
-            fatalError("TEMPO_SCHEDULER_BACKEND=\(name) is not a backend of this platform (\(known))")
-        }
-        return SystemScheduler(backend: backend)
+        let name = getenv("TEMPO_SCHEDULER_BACKEND").flatMap { String(validatingCString: $0) }
+        return SystemScheduler(backend: backend(named: name, warn: writeToStandardError))
     }()
+
+    /// The backend that `TEMPO_SCHEDULER_BACKEND=name` selects for ``shared``: `name`'s backend when this platform
+    /// has it; ``Backend/platformDefault`` when `name` is `nil` or empty, or, after one call of `warn` with a line
+    /// that names the value, when it names no backend of this platform.
+    package static func backend(named name: String?, warn: (String) -> Void) -> Backend {
+        guard let name, !name.isEmpty else { return .platformDefault }
+        if let backend = Backend(rawValue: name), backend.isAvailable { return backend }
+        let known = Backend.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
+        warn(
+            "tempo: ignoring TEMPO_SCHEDULER_BACKEND=\(name): not a backend of this platform (\(known)); "
+                + "using \(Backend.platformDefault.rawValue)"
+        )
+        return .platformDefault
+    }
+
+    /// Writes `line` and a newline to file descriptor 2 in one `write` (no stdio: its `stderr` is shared mutable
+    /// state to Swift 6).
+    private static func writeToStandardError(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
 
     /// The kernel timer this scheduler sleeps on.
     public let backend: Backend

@@ -225,7 +225,7 @@ public final class TimingWheel: Sendable {
     /// only with `DEBUG`), so tests may call it freely.
     ///
     /// - Complexity: O(capacity) in debug builds, O(1) otherwise.
-    public func _checkInvariants() {
+    package func _checkInvariants() {
         #if DEBUG
         state.withLock { state in
             state.core._checkInvariants()

@@ -1,5 +1,5 @@
 import Dispatch
-public import Tempo
+package import Tempo
 
 /// How arming and cancelling scales with threads: `tempo bench --threads N`.
 ///
@@ -12,9 +12,9 @@ public import Tempo
 /// ran at once (near `threads × 100` %).
 ///
 /// Thread-safety: run one measurement at a time.
-public enum ArmScaling {
+package enum ArmScaling {
     /// What is armed, from how many threads.
-    public enum Case: Sendable, CaseIterable, CustomStringConvertible {
+    package enum Case: Sendable, CaseIterable, CustomStringConvertible {
         /// ``TempoTimer``s on ``SystemScheduler/shared``, started and cancelled by one thread.
         case timerOneThread
         /// ``TempoTimer``s on ``SystemScheduler/shared``, each thread starting and cancelling its own.
@@ -30,7 +30,7 @@ public enum ArmScaling {
         case shardedWheel
 
         /// The case's name in the table.
-        public var description: String {
+        package var description: String {
             switch self {
             case .timerOneThread: "tempo-timer, 1 thread"
             case .timerShared: "tempo-timer, N threads, shared scheduler"
@@ -42,7 +42,7 @@ public enum ArmScaling {
         }
 
         /// Whether the case runs on one thread whatever N is.
-        public var isOneThread: Bool {
+        package var isOneThread: Bool {
             switch self {
             case .timerOneThread, .wheelOneThread, .shardedWheelOneThread: true
             case .timerShared, .timerControl, .shardedWheel: false
@@ -51,19 +51,19 @@ public enum ArmScaling {
     }
 
     /// One measured case.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// What was measured.
-        public let measured: Case
+        package let measured: Case
         /// How many threads armed.
-        public let threads: Int
+        package let threads: Int
         /// Arm + cancel pairs per microsecond over all threads, in the fastest pass.
-        public let pairsPerMicrosecond: Double
+        package let pairsPerMicrosecond: Double
         /// The same in the median pass.
-        public let medianPairsPerMicrosecond: Double
+        package let medianPairsPerMicrosecond: Double
         /// Nanoseconds per arm + cancel pair on one thread (wall time × threads / pairs), in the fastest pass.
-        public let nanosecondsPerPair: Double
+        package let nanosecondsPerPair: Double
         /// Process CPU time over wall time, in percent, in the fastest pass.
-        public let cpuPercentOfWall: Double
+        package let cpuPercentOfWall: Double
     }
 
     /// Measures `measured` with `threads` threads (one for the one-thread cases).
@@ -78,7 +78,7 @@ public enum ArmScaling {
     ///   - passes: Measured passes, 1 to 1,000.
     /// - Returns: The rates, the cost per pair and CPU / wall.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` naming a count out of range.
-    public static func run(_ measured: Case, threads: Int, perThread: Int, passes: Int) throws(TempoError) -> Result {
+    package static func run(_ measured: Case, threads: Int, perThread: Int, passes: Int) throws(TempoError) -> Result {
         for (name, value, range) in [
             ("threads", threads, 1...64), ("perThread", perThread, 1...1_000_000), ("passes", passes, 1...1_000),
         ] where !range.contains(value) {

@@ -1,7 +1,7 @@
 import CTempoToolsShims
 import Dispatch
 import Synchronization
-public import Tempo
+package import Tempo
 
 /// How well timers with leeway share wakeups: `tempo bench --leeway L`.
 ///
@@ -12,9 +12,9 @@ public import Tempo
 /// the run (a thread that waits for a timer and is woken counts one), with nothing else running in the process.
 ///
 /// Thread-safety: run one measurement at a time.
-public enum LeewayBatching {
+package enum LeewayBatching {
     /// What is armed.
-    public enum Subject: String, Sendable, CaseIterable {
+    package enum Subject: String, Sendable, CaseIterable {
         /// ``TempoTimer``s with the default delivery.
         case tempoTimer = "tempo-timer"
         /// ``TempoTimer``s with ``TimerDelivery/immediate`` delivery (handlers on the scheduler's thread).
@@ -24,13 +24,13 @@ public enum LeewayBatching {
     }
 
     /// One measured subject.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// What was measured.
-        public let subject: Subject
+        package let subject: Subject
         /// Voluntary context switches of the process per second.
-        public let wakeupsPerSecond: Double
+        package let wakeupsPerSecond: Double
         /// Ticks delivered per second (`count / interval` when every tick ran).
-        public let ticksPerSecond: Double
+        package let ticksPerSecond: Double
     }
 
     /// Runs `count` timers of `subject` for `duration` and counts the process's wakeups.
@@ -43,7 +43,7 @@ public enum LeewayBatching {
     ///   - duration: How long to count, after one interval of warm-up.
     /// - Returns: Wakeups and ticks per second.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` naming a count out of range.
-    public static func run(
+    package static func run(
         _ subject: Subject, count: Int, interval: Duration, leeway: Duration, duration: Duration
     ) throws(TempoError) -> Result {
         guard (1...100_000).contains(count) else {

@@ -14,7 +14,7 @@ import Testing
         let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         var owner: Clock? = Clock()
         let fired = try #require(owner?.fired)
-        try ticker.subscribe(handler: .weak(try #require(owner)) { owner, _ in owner.timerDidFire() })
+        _ = try ticker.subscribe(handler: .weak(try #require(owner)) { owner, _ in owner.timerDidFire() })
         clock.advance(by: .seconds(2))
         #expect(fired.value == 2)
         owner = nil

@@ -10,6 +10,23 @@ import Testing
     /// One scheduler per backend for the whole test process (each has its own driver threads).
     private static let schedulers = SystemScheduler.Backend.allCases.map { SystemScheduler(backend: $0) }
 
+    /// `TEMPO_SCHEDULER_BACKEND` as `shared` reads it: a known name selects its backend silently; no value or an
+    /// empty one is the platform default, silently; an unknown name is the platform default after one warning that
+    /// names it (never a trap: a library must not stop the process over an environment variable).
+    @Test func theBackendVariableNeverTrapsAndNamesAnUnknownValueOnce() {
+        var warnings: [String] = []
+        for backend in SystemScheduler.Backend.allCases {
+            #expect(SystemScheduler.backend(named: backend.rawValue) { warnings.append($0) } == backend)
+        }
+        #expect(SystemScheduler.backend(named: nil) { warnings.append($0) } == .platformDefault)
+        #expect(SystemScheduler.backend(named: "") { warnings.append($0) } == .platformDefault)
+        #expect(warnings.isEmpty)
+        #expect(SystemScheduler.backend(named: "kqueue") { warnings.append($0) } == .platformDefault)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("TEMPO_SCHEDULER_BACKEND=kqueue") == true)
+        #expect(warnings.first?.contains(SystemScheduler.Backend.platformDefault.rawValue) == true)
+    }
+
     @Test(arguments: SystemScheduler.Backend.allCases, TimerClock.allCases)
     func everyBackendFiresEveryClockNeverEarly(backend: SystemScheduler.Backend, clock: TimerClock) throws {
         let scheduler = try #require(Self.schedulers.first { $0.backend == backend })

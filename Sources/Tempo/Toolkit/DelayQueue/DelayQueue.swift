@@ -223,7 +223,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// only while no expiry is being delivered.
     ///
     /// - Complexity: O(count) in debug builds.
-    public func _checkInvariants() {
+    package func _checkInvariants() {
         WheelKeyTable._checkInvariants(of: expirer.state, armedOn: wheel)
     }
 }

@@ -197,7 +197,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// it only while no expiry is being delivered.
     ///
     /// - Complexity: O(count) in debug builds.
-    public func _checkInvariants() {
+    package func _checkInvariants() {
         WheelKeyTable._checkInvariants(of: expirer.state, armedOn: wheel)
     }
 }

@@ -139,7 +139,7 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     /// only while no key is being forgotten.
     ///
     /// - Complexity: O(count) in debug builds.
-    public func _checkInvariants() {
+    package func _checkInvariants() {
         WheelKeyTable._checkInvariants(of: evictor.state, armedOn: wheel)
     }
 }

@@ -12,11 +12,11 @@ extension SharedTicker {
     /// - Parameters:
     ///   - every: Call on every n-th tick (default 1: every tick), counted from the ticker's next tick.
     ///   - handler: What runs on those ticks.
-    /// - Returns: The subscription.
+    /// - Returns: The subscription. Keep it: a dropped token ends a `tick`, `timer` or `mainActor` subscription at
+    ///   once, so the compiler warns when the result is unused; for a `weak` one, write `_ = try ticker.subscribe(...)`.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `every` is below 1, or with
     ///   ``TempoError/Code/invalidArgument`` for a main-actor handler on a ticker that does not deliver on the main
     ///   queue.
-    @discardableResult
     public func subscribe(every: Int = 1, handler: TimerHandler) throws(TempoError) -> TickerSubscription {
         if handler.runsOnMainActor {
             guard case .queue(let queue) = timer.currentDelivery.kind, MainQueue.contains(queue) else {

@@ -33,7 +33,7 @@ extension BadInput {
                 BadInput(
                     "SharedTicker.subscribe(handler: .weak(every: \(count), None))", .invalidCount, value: "\(count)"
                 ) {
-                    try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock()).subscribe(
+                    _ = try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock()).subscribe(
                         every: count, handler: .weak(Canary()) { _, _ in })
                 },
             ]

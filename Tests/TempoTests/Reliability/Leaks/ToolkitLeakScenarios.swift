@@ -50,7 +50,7 @@ extension LeakScenario {
             let cancelled = try ticker.subscribe { _ in withExtendedLifetime(captures[0]) {} }
             var released: TickerSubscription? = try ticker.subscribe { _ in withExtendedLifetime(captures[1]) {} }
             var owner: Canary? = tracker.canary("subscriber owner")
-            try ticker.subscribe(handler: .weak(owner!) { _, _ in withExtendedLifetime(captures[2]) {} })
+            _ = try ticker.subscribe(handler: .weak(owner!) { _, _ in withExtendedLifetime(captures[2]) {} })
             clock.advance(by: .seconds(1))
             cancelled.cancel()
             released = nil

@@ -91,7 +91,7 @@ private final class ClockLabel: Sendable {
         let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         let calls = TempoMutex(0)
         var owner: TickerOwner? = TickerOwner()
-        try ticker.subscribe(handler: .weak(owner!) { _, _ in calls.withLock { $0 += 1 } })  // token discarded
+        _ = try ticker.subscribe(handler: .weak(owner!) { _, _ in calls.withLock { $0 += 1 } })  // token discarded
         clock.advance(by: .seconds(2))
         #expect(calls.withLock { $0 } == 2)
         owner = nil
