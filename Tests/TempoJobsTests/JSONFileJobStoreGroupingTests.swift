@@ -12,7 +12,8 @@ import Darwin
 
 /// The JSON file store off the caller's thread (issue #41): grouped, durable saves on the store's own queue, a
 /// newer job entry that is never overwritten, and the file's other members kept.
-@Suite(.enabled(if: ThreadBlockingTests.areEnabled, ThreadBlockingTests.skipMessage)) struct JSONFileJobStoreGroupingTests {
+@Suite(.enabled(if: ThreadBlockingTests.areEnabled, ThreadBlockingTests.skipMessage))
+struct JSONFileJobStoreGroupingTests {
     /// A fresh folder for one test's files.
     private func folder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tempo-jobs-\(UUID().uuidString)")
