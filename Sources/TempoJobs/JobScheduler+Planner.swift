@@ -258,8 +258,4 @@ extension Date {
         Date(timeIntervalSince1970: timeIntervalSince1970.nextDown)
     }
 
-    /// Seconds from this date to `other`.
-    func distance(to other: Date) -> Double {
-        other.timeIntervalSince1970 - timeIntervalSince1970
-    }
 }

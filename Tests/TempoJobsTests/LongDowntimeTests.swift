@@ -104,7 +104,7 @@ import Testing
             result.dates.first.map { $0 + VirtualClock.defaultWallStart.timeIntervalSince1970 }
                 == (minute / 60).rounded(.down) * 60)
         #expect(result.stats.missedIsLowerBound)
-        #expect(result.stats.missed >= Plan.countLimitForTests)
+        #expect(result.stats.missed >= Plan.countLimit)
     }
 
     @Test func aWallClockJumpWhileRunningIsCountedNotListed() async throws {
@@ -132,9 +132,4 @@ import Testing
         #expect(stats.missed >= 56 * 365 * 86_400 - 2)
         #expect(!stats.missedIsLowerBound)
     }
-}
-
-extension Plan {
-    /// The count limit of late dates (package API), for the tests' expectations.
-    static var countLimitForTests: Int { 1_024 }
 }
