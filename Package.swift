@@ -83,6 +83,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // No traits: the page needs neither swift-configuration nor full Foundation.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Thin C shims for Linux system calls that Glibc's module map does not expose (timerfd, prctl).
@@ -149,6 +150,8 @@ let package = Package(
             dependencies: [
                 "TempoJobs",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Dashboard"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Dashboard"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
             ]
         ),
         // The browser test's app: the page over two jobs on PostgreSQL (not a product; a stub without both traits).
@@ -267,10 +270,10 @@ let package = Package(
             dependencies: [
                 "TempoJobs",
                 "TempoJobsPage",
-                "TempoTesting",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Dashboard"])),
                 .product(
                     name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Dashboard"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Dashboard"])),
             ]
         ),
         // Against a throwaway PostgreSQL server (skipped without its binaries, unless TEMPO_REQUIRE_POSTGRES=1).

@@ -1,4 +1,5 @@
 #if Dashboard
+import HTTPTypes
 import Hummingbird
 
 /// The page's own middleware, after the app's: refuses requests that the access rule refuses (403), and adds the

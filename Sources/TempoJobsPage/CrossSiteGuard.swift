@@ -1,4 +1,5 @@
 #if Dashboard
+import HTTPTypes
 import Hummingbird
 
 /// The checks that keep the page's buttons for the page itself: a POST is accepted only when it is same-origin by

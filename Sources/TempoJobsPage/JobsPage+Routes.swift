@@ -76,6 +76,8 @@ extension JobsPage {
             case .resume: try await store.resume(job: form.job)
             case .runNow: _ = try await store.requestRun(of: form.job)
             }
+        } catch let error as JobError where error.code == .unknownJob {
+            return PageResponse.text(.notFound, "No scheduler published a job named \(form.job).")
         } catch {
             return PageResponse.text(.serviceUnavailable, "Could not \(button) the job \(form.job): \(error)")
         }

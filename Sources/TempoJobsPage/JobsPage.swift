@@ -1,7 +1,7 @@
 #if Dashboard
 public import Hummingbird
 public import TempoJobs
-import Logging
+public import Logging
 
 /// The operator's web page of a job store, mounted on an app's Hummingbird router: every job with its state (active
 /// or paused), schedule and next dates; a job's last runs with their replica, duration, attempts, outcome and error;

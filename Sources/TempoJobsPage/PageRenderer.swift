@@ -17,7 +17,7 @@ struct PageRenderer {
         let rows: [HTML] = jobs.map { job in
             """
             <tr class="\(job.state.description)"><td><a href="\(jobLink(job.name))">\(job.name)</a></td>\
-            <td>\(job.schedule)</td><td>\(state(job.state))</td><td>\(dates(job.nextDates))</td>\
+            <td>\(job.schedule)</td><td>\(state(job.state))\(pending(job.pendingRuns))</td><td>\(dates(job.nextDates))</td>\
             <td>\(lastRun(job.lastRun))</td><td class="actions">\(buttons(job, back: nil))</td></tr>
             """
         }
@@ -36,23 +36,40 @@ struct PageRenderer {
         let job = detail.overview
         let runs: [HTML] = detail.history.map { run in
             """
-            <tr class="\(run.outcome.description)"><td>\(format(run.plannedDate))</td><td>\(run.replica)</td>\
-            <td>\(format(run.startedAt))</td><td>\(format(run.duration))</td><td>\(run.attempts)</td>\
-            <td>\(run.outcome.description)</td><td class="error">\(run.error ?? "")</td></tr>
+            <tr class="run \(run.outcome.description)"><td>\(format(run.plannedDate))</td><td>\(trigger(run.trigger))</td>\
+            <td>\(run.replica)</td><td>\(format(run.started))</td><td>\(format(run.duration))</td>\
+            <td>\(run.attempts)</td><td class="outcome">\(run.outcome.description)</td>\
+            <td class="error">\(run.error ?? "")</td></tr>
             """
         }
         let history: HTML =
             detail.history.isEmpty
             ? "<p>No run recorded yet.</p>"
             : """
-            <table><thead><tr><th>Planned date</th><th>Replica</th><th>Started</th><th>Duration</th><th>Attempts</th>\
+            <table><thead><tr><th>Planned date</th><th>Trigger</th><th>Replica</th><th>Started</th><th>Duration</th><th>Attempts</th>\
             <th>Outcome</th><th>Error</th></tr></thead><tbody>\(runs)</tbody></table>
+            """
+        let claims: [HTML] = detail.claims.map { claim in
+            """
+            <tr><td>\(format(claim.plannedDate))</td><td>\(claim.replica)</td><td>\(claim.fencingToken)</td>\
+            <td>\(format(claim.leaseUntil))</td></tr>
+            """
+        }
+        let claimsTable: HTML =
+            detail.claims.isEmpty
+            ? ""
+            : """
+            <h2>Claims held now</h2><table><thead><tr><th>Planned date</th><th>Replica</th><th>Fencing token</th>\
+            <th>Lease until</th></tr></thead><tbody>\(claims)</tbody></table>
             """
         let body: HTML = """
             <p><a href="\(overviewLink)">All jobs</a></p>
-            <dl><dt>State</dt><dd>\(state(job.state))</dd><dt>Schedule</dt><dd>\(job.schedule)</dd>\
-            <dt>Next dates</dt><dd>\(dates(job.nextDates))</dd></dl>
+            <dl><dt>State</dt><dd>\(state(job.state))\(since(job.stateChangedAt))</dd>\
+            <dt>Schedule</dt><dd>\(job.schedule)</dd><dt>Next dates</dt><dd>\(dates(job.nextDates))</dd>\
+            <dt>Run-now requests waiting</dt><dd class="pending">\(job.pendingRuns)</dd>\
+            <dt>Published by</dt><dd>\(job.publishedBy) at \(format(job.publishedAt))</dd></dl>
             <div class="actions">\(buttons(job, back: "job"))</div>
+            \(claimsTable)
             <h2>Last runs</h2>
             \(history)
             """
@@ -89,15 +106,28 @@ struct PageRenderer {
         "<span class=\"state \(state.description)\">\(state.description)</span>"
     }
 
+    func since(_ date: Date?) -> HTML {
+        date.map { " since \(format($0))" } ?? ""
+    }
+
+    func trigger(_ trigger: JobRunTrigger) -> String {
+        trigger == .runNow ? "run now" : trigger == .schedule ? "schedule" : trigger.description
+    }
+
     func dates(_ dates: [Date]) -> HTML {
         guard !dates.isEmpty else { return "none" }
         return HTML(trusted: dates.prefix(3).map { HTML.escape(format($0)) }.joined(separator: "<br>"))
     }
 
+    func pending(_ count: Int) -> HTML {
+        count == 0 ? "" : "<div class=\"pending\">\(count) run-now request\(count == 1 ? "" : "s") waiting</div>"
+    }
+
     func lastRun(_ run: JobRunRecord?) -> HTML {
         guard let run else { return "not yet" }
         let error: HTML = run.error.map { "<div class=\"error\">\($0)</div>" } ?? ""
-        return "<span class=\"\(run.outcome.description)\">\(run.outcome.description)</span> \(format(run.plannedDate))\(error)"
+        let outcome = run.outcome.description
+        return "<span class=\"\(outcome)\">\(outcome)</span> \(format(run.plannedDate))\(error)"
     }
 
     /// Pause or resume (by the state), and run now: each a form posting the job's name and the page's token.
