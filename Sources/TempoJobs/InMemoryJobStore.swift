@@ -6,7 +6,8 @@ import TempoLocks
 ///
 /// Operators' writes (``pause(job:)``, ``resume(job:)``, ``requestRun(of:)``) reach every scheduler of the store at
 /// once: each ``controlUpdates()`` stream gets the new control before the write returns. Each job keeps its last
-/// ``historyLimit`` runs. Dates of run-now requests are read from `Date()`.
+/// ``historyLimit`` runs. The dates of run-now requests and the "now" of the next dates are read from the store's
+/// wall clock (`Date()` by default; a virtual one in tests).
 ///
 /// Thread-safety: the state is behind a lock; every method may be called from any task.
 public final class InMemoryJobStore: JobControlStore {
@@ -15,20 +16,27 @@ public final class InMemoryJobStore: JobControlStore {
     private let watchers = TempoMutex<[UInt64: AsyncStream<[String: JobControl]>.Continuation]>([:])
     private let nextWatcher = TempoMutex<UInt64>(0)
 
+    private let wallClock: @Sendable () -> Date
+
     /// The most runs kept per job (the oldest are dropped first).
     public let historyLimit: Int
 
-    /// Creates an empty store that keeps the last 100 runs of each job.
+    /// Creates an empty store that keeps the last 100 runs of each job, on `Date()`.
     public init() {
         historyLimit = 100
+        wallClock = { Date() }
     }
 
     /// Creates an empty store that keeps the last `historyLimit` runs of each job.
     ///
-    /// - Parameter historyLimit: The most runs kept per job: 0 keeps none, at most 1,000,000.
+    /// - Parameters:
+    ///   - historyLimit: The most runs kept per job: 0 keeps none, at most 1,000,000 (default 100).
+    ///   - wallClock: The source of the run-now dates and of "now" for the next dates (default `Date.init`; pass
+    ///     the scheduler's `wallClock` in tests).
     /// - Throws: ``JobError`` ``JobError/Code/invalidConfiguration`` naming a limit out of that range.
-    public init(historyLimit: Int) throws(JobError) {
+    public init(historyLimit: Int = 100, wallClock: @escaping @Sendable () -> Date = { Date() }) throws(JobError) {
         self.historyLimit = try Self.validated(historyLimit: historyLimit)
+        self.wallClock = wallClock
     }
 
     /// Checks a history limit (0 through 1,000,000).
@@ -62,7 +70,7 @@ public final class InMemoryJobStore: JobControlStore {
     ///
     /// - Returns: The overviews.
     public func jobOverviews() async throws -> [JobOverview] {
-        let now = Date()
+        let now = wallClock()
         return book.withLock { $0.overviews(now: now) }
     }
 
@@ -73,7 +81,7 @@ public final class InMemoryJobStore: JobControlStore {
     ///   - historyLimit: The most runs to return.
     /// - Returns: The detail (its claims are always empty: one process).
     public func jobDetail(named job: String, historyLimit: Int) async throws -> JobDetail? {
-        let now = Date()
+        let now = wallClock()
         return book.withLock { $0.detail(of: job, historyLimit: historyLimit, now: now) }
     }
 
@@ -82,7 +90,8 @@ public final class InMemoryJobStore: JobControlStore {
     /// - Parameter job: The job's name.
     /// - Throws: ``JobError/Code/unknownJob`` when no scheduler published it.
     public func pause(job: String) async throws {
-        try change { book throws(JobError) in try book.set(.paused, of: job, at: Date(), store: "in-memory store") }
+        try change { book throws(JobError) in try book.set(.paused, of: job, at: wallClock(), store: "in-memory store")
+        }
     }
 
     /// Resumes `job` on every scheduler of the store, at once.
@@ -90,7 +99,8 @@ public final class InMemoryJobStore: JobControlStore {
     /// - Parameter job: The job's name.
     /// - Throws: ``JobError/Code/unknownJob`` when no scheduler published it.
     public func resume(job: String) async throws {
-        try change { book throws(JobError) in try book.set(.active, of: job, at: Date(), store: "in-memory store") }
+        try change { book throws(JobError) in try book.set(.active, of: job, at: wallClock(), store: "in-memory store")
+        }
     }
 
     /// Asks for one extra run of `job`; the schedulers of the store see it at once.
@@ -99,7 +109,7 @@ public final class InMemoryJobStore: JobControlStore {
     /// - Returns: The request's date.
     /// - Throws: ``JobError/Code/unknownJob`` when no scheduler published it.
     public func requestRun(of job: String) async throws -> Date {
-        try change { book throws(JobError) in try book.requestRun(of: job, at: Date(), store: "in-memory store") }
+        try change { book throws(JobError) in try book.requestRun(of: job, at: wallClock(), store: "in-memory store") }
     }
 
     /// Keeps what a scheduler publishes about a job.
