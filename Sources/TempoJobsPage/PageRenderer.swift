@@ -17,7 +17,7 @@ struct PageRenderer {
         let rows: [HTML] = jobs.map { job in
             """
             <tr class="\(job.state.description)"><td><a href="\(jobLink(job.name))">\(job.name)</a></td>\
-            <td>\(job.schedule)</td><td>\(state(job.state))\(pending(job.pendingRuns))</td><td>\(dates(job.nextDates))</td>\
+            <td>\(job.schedule)</td><td>\(state(job.state))\(pending(job.pendingRuns))</td><td>\(dates(job.nextDates, job.state))</td>\
             <td>\(lastRun(job.lastRun))</td><td class="actions">\(buttons(job, back: nil))</td></tr>
             """
         }
@@ -36,9 +36,9 @@ struct PageRenderer {
         let job = detail.overview
         let runs: [HTML] = detail.history.map { run in
             """
-            <tr class="run \(run.outcome.description)"><td>\(format(run.plannedDate))</td><td>\(trigger(run.trigger))</td>\
+            <tr class="run"><td>\(format(run.plannedDate))</td><td>\(trigger(run.trigger))</td>\
             <td>\(run.replica)</td><td>\(format(run.started))</td><td>\(format(run.duration))</td>\
-            <td>\(run.attempts)</td><td class="outcome">\(run.outcome.description)</td>\
+            <td>\(run.attempts)</td><td class="outcome \(run.outcome.description)">\(run.outcome.description)</td>\
             <td class="error">\(run.error ?? "")</td></tr>
             """
         }
@@ -65,7 +65,7 @@ struct PageRenderer {
         let body: HTML = """
             <p><a href="\(overviewLink)">All jobs</a></p>
             <dl><dt>State</dt><dd>\(state(job.state))\(since(job.stateChangedAt))</dd>\
-            <dt>Schedule</dt><dd>\(job.schedule)</dd><dt>Next dates</dt><dd>\(dates(job.nextDates))</dd>\
+            <dt>Schedule</dt><dd>\(job.schedule)</dd><dt>Next dates</dt><dd>\(dates(job.nextDates, job.state))</dd>\
             <dt>Run-now requests waiting</dt><dd class="pending">\(job.pendingRuns)</dd>\
             <dt>Published by</dt><dd>\(job.publishedBy) at \(format(job.publishedAt))</dd></dl>
             <div class="actions">\(buttons(job, back: "job"))</div>
@@ -114,9 +114,11 @@ struct PageRenderer {
         trigger == .runNow ? "run now" : trigger == .schedule ? "schedule" : trigger.description
     }
 
-    func dates(_ dates: [Date]) -> HTML {
+    /// The first three dates; while the job is paused, marked as skipped.
+    func dates(_ dates: [Date], _ state: JobState) -> HTML {
         guard !dates.isEmpty else { return "none" }
-        return HTML(trusted: dates.prefix(3).map { HTML.escape(format($0)) }.joined(separator: "<br>"))
+        let list = HTML(trusted: dates.prefix(3).map { HTML.escape(format($0)) }.joined(separator: "<br>"))
+        return state == .paused ? "<div class=\"skipped\">\(list)</div><div>skipped while paused</div>" : list
     }
 
     func pending(_ count: Int) -> HTML {
@@ -127,7 +129,7 @@ struct PageRenderer {
         guard let run else { return "not yet" }
         let error: HTML = run.error.map { "<div class=\"error\">\($0)</div>" } ?? ""
         let outcome = run.outcome.description
-        return "<span class=\"\(outcome)\">\(outcome)</span> \(format(run.plannedDate))\(error)"
+        return "<span class=\"outcome \(outcome)\">\(outcome)</span> \(format(run.plannedDate))\(error)"
     }
 
     /// Pause or resume (by the state), and run now: each a form posting the job's name and the page's token.
@@ -176,8 +178,9 @@ struct PageRenderer {
         body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}h1{margin:0}header{margin-bottom:1em}\
         .now{color:#666;margin:.2em 0}table{border-collapse:collapse}th,td{border-bottom:1px solid #ddd;\
         padding:.35em .6em;text-align:left;vertical-align:top}.state{padding:.1em .5em;border-radius:.8em}\
-        .state.active{background:#d7f5dd}.state.paused{background:#ffe4b3}.failed,.timedOut,.cancelled,.error\
-        {color:#b00020}.succeeded{color:#17692b}form{display:inline;margin-right:.3em}dt{font-weight:bold}\
+        .state.active{background:#d7f5dd}.state.paused{background:#ffe4b3}.outcome.failed,.outcome.timedOut,\
+        .outcome.cancelled,.error{color:#b00020}.outcome.succeeded{color:#17692b}.skipped{color:#888;\
+        text-decoration:line-through}form{display:inline;margin-right:.3em}dt{font-weight:bold}\
         dd{margin:0 0 .5em 0}
         """
 }

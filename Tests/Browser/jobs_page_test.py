@@ -16,7 +16,8 @@ through `runuser -u postgres`), then the test app `tempo-page-demo` on it (two j
 Every wait is bounded (60 s for what takes a few seconds on a quiet machine), so a hang fails a check instead of the
 run. Prints one line per check and closes on "N passed, M failed"; exits 1 when a check failed.
 
-Usage: jobs_page_test.py --demo PATH_TO_tempo-page-demo [--screenshot FOLDER]
+Usage: jobs_page_test.py --demo PATH_TO_tempo-page-demo [--screenshot FOLDER] [--in-memory]
+(--in-memory: the app's InMemoryJobStore instead of PostgreSQL, to work on the script without a server.)
 """
 import argparse
 import base64
@@ -90,8 +91,9 @@ class Demo:
     """The test app, started on the server, on a free port."""
 
     def __init__(self, binary, postgres):
+        store = ["--socket", postgres.socket] if postgres else []
         self.process = subprocess.Popen(
-            [binary, "--password", PASSWORD, "--socket", postgres.socket, "--every-ms", "1000", "--lease-ms", "2000"],
+            [binary, "--password", PASSWORD, "--every-ms", "1000", "--lease-ms", "2000"] + store,
             stdout=subprocess.PIPE, stderr=sys.stderr, text=True)
         self.url = None
         found = threading.Event()
@@ -232,7 +234,9 @@ def serve_attacker_page(target):
         def log_message(self, *args):
             pass
 
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    # Threads: a connection the browser opens ahead and leaves idle must not hold the server's shutdown.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -325,9 +329,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--demo", required=True, help="the tempo-page-demo binary")
     parser.add_argument("--screenshot", help="a folder for the page's screenshots")
+    parser.add_argument("--in-memory", action="store_true", help="no PostgreSQL: the app's in-memory store")
     args = parser.parse_args()
     checks = Checks()
-    postgres = Postgres()
+    postgres = None if args.in_memory else Postgres()
     demo = None
     try:
         demo = Demo(args.demo, postgres)
@@ -337,7 +342,8 @@ def main():
     finally:
         if demo:
             demo.stop()
-        postgres.remove()
+        if postgres:
+            postgres.remove()
     print(f"{checks.passed} passed, {checks.failed} failed")
     sys.exit(1 if checks.failed else 0)
 
