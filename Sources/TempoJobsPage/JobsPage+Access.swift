@@ -41,7 +41,8 @@ extension JobsPage {
         /// pause and resume jobs and run them. For a page reachable only from the operator's own machine (a test, a
         /// port forwarded over SSH). The cross-site checks of the buttons still apply.
         ///
-        /// ``JobsPage/mount(on:at:)`` logs a warning naming the path each time it mounts a page with this access.
+        /// ``JobsPage/mount(on:at:logger:)`` logs a warning naming the path each time it mounts a page with this
+        /// access.
         public static var anyoneWithoutAuthentication: Access {
             Access(middleware: nil) { _, _ in true }
         }

@@ -28,7 +28,7 @@ public import Logging
 /// and caching (`Content-Security-Policy`, `X-Frame-Options`, `Cache-Control: no-store`).
 ///
 /// Timing: each request reads or writes the store once, on the request's task; what a button changes is honoured by
-/// the schedulers as the store's ``JobControlStore`` says (at once in one process, within one lease on PostgreSQL).
+/// the schedulers as the store's `JobControlStore` says (at once in one process, within one lease on PostgreSQL).
 ///
 /// Thread-safety: `JobsPage` is an immutable `Sendable` value; its routes may serve any number of requests at once.
 public struct JobsPage<Context: RequestContext>: Sendable {
