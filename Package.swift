@@ -239,6 +239,8 @@ let package = Package(
                 "TempoPostgres",
                 "TempoLocks",
                 "tempo-pg-replica",
+                // `tempo jobs --postgres` runs end to end (JobsCommandTests).
+                "tempo",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
