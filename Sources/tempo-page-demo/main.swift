@@ -34,11 +34,8 @@ if let socket = options.socket {
     // The client runs until the process exits (a PostgresClient runs once).
     Task { await client.run() }
     try await PostgresSchema.migrate(on: client, logger: logger)
-    let postgresStore: any JobStore = try PostgresJobStore(client: client, logger: logger)
-    guard let controlStore = postgresStore as? any JobControlStore else {
-        throw DemoError(message: "PostgresJobStore is not a JobControlStore yet")
-    }
-    store = controlStore
+    // The operators' writes are read every half second (the default, 3 s, is for production: under the lease).
+    store = try PostgresJobStore(client: client, controlInterval: .milliseconds(500), logger: logger)
     coordinator = try PostgresJobCoordinator(
         client: client, replica: "demo-\(getpid())",
         configuration: .init(lease: .milliseconds(options.leaseMilliseconds)))
