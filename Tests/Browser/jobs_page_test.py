@@ -152,8 +152,9 @@ def browser():
 
 
 def until(what, condition, limit=LIMIT):
-    """Polls `condition` (retrying on a page that reloaded under it) until it returns a true value."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    """Polls `condition` (retrying on a page that reloaded under it: the page reloads itself every 2 s) until it
+    returns a true value."""
+    from selenium.common.exceptions import WebDriverException
 
     deadline = time.monotonic() + limit
     last = None
@@ -162,7 +163,7 @@ def until(what, condition, limit=LIMIT):
             value = condition()
             if value:
                 return value
-        except (StaleElementReferenceException, NoSuchElementException) as error:
+        except WebDriverException as error:  # a stale or missing element, a node of the page before the reload
             last = error
         time.sleep(0.2)
     raise TimeoutError(f"{what}: not within {limit} s ({last})")
@@ -183,12 +184,19 @@ class Page:
         """The state shown in the job's row of the overview."""
         from selenium.webdriver.common.by import By
 
-        self.overview()
-        return self.driver.find_element(By.XPATH, f"//tr[td/a[text()='{name}']]//span[contains(@class,'state')]").text
+        def read():
+            self.overview()
+            return self.driver.find_element(
+                By.XPATH, f"//tr[td/a[text()='{name}']]//span[contains(@class,'state')]").text
+
+        return until(f"the state of {name}", read)
 
     def press(self, name, label, on_job_view=False):
         """Clicks a button of the job (on its row of the overview, or on its own view) and waits for the reload."""
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions
+        from selenium.webdriver.support.ui import WebDriverWait
 
         def click():
             if on_job_view:
@@ -198,6 +206,13 @@ class Page:
                 self.overview()
                 button = self.driver.find_element(By.XPATH, f"//tr[td/a[text()='{name}']]//button[text()='{label}']")
             button.click()
+            # The form's POST and its redirect replace the page: wait for that, or a later get could race the
+            # redirect and read the page it leads to.
+            # Once clicked, never clicked again (a second "Run now" would be a second run): no retry past here.
+            try:
+                WebDriverWait(self.driver, LIMIT).until(expected_conditions.staleness_of(button))
+            except WebDriverException:
+                pass
             return True
 
         until(f"press {label} on {name}", click)
@@ -302,7 +317,9 @@ def run(checks, demo, screenshot):
         try:
             driver.get(f"http://localhost:{attacker.server_address[1]}/")
             driver.find_element(By.ID, "go").click()
-            body = until("the answer to the cross-site form", lambda: driver.find_element(By.TAG_NAME, "body").text)
+            body = until("the answer to the cross-site form",
+                         lambda: driver.current_url.startswith(demo.url) and
+                         driver.find_element(By.TAG_NAME, "body").text)
             checks.check("cross-site request refused" in body, "a cross-site POST from the browser is refused",
                          body[:200])
         finally:
