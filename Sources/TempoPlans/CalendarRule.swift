@@ -60,13 +60,13 @@ public struct CalendarRule: Hashable, Sendable {
     ///   empty set; ``PlanError/Code/neverFires`` for a rule that no date matches (the 30th of February).
     func matcher() throws(PlanError) -> CalendarMatcher {
         guard !times.isEmpty else {
-            throw PlanError(.invalidRule, text: "[]", message: "a calendar rule needs at least one time of day")
+            throw PlanError(.invalidRule, value: "[]", message: "a calendar rule needs at least one time of day")
         }
         var seconds: [Int32] = []
         for time in times {
             guard (0...23).contains(time.hour), (0...59).contains(time.minute), (0...59).contains(time.second) else {
                 throw PlanError(
-                    .invalidRule, text: "\(time)",
+                    .invalidRule, value: "\(time)",
                     message: "time of day \(time) is out of range 00:00:00-23:59:59")
             }
             seconds.append(Int32(time.hour * 3600 + time.minute * 60 + time.second))
@@ -79,14 +79,14 @@ public struct CalendarRule: Hashable, Sendable {
         if let weekdays {
             guard !weekdays.isEmpty else {
                 throw PlanError(
-                    .invalidRule, text: "[]", message: "the set of weekdays is empty (use nil for every day)")
+                    .invalidRule, value: "[]", message: "the set of weekdays is empty (use nil for every day)")
             }
             matcher.weekdays = weekdays.reduce(0) { $0 | UInt8(1) << UInt8($1.rawValue) }
         }
         if let daysOfMonth {
             guard !daysOfMonth.isEmpty else {
                 throw PlanError(
-                    .invalidRule, text: "[]", message: "the set of days of the month is empty (use nil for every day)")
+                    .invalidRule, value: "[]", message: "the set of days of the month is empty (use nil for every day)")
             }
             var mask: UInt32 = 0
             for day in daysOfMonth {
@@ -96,7 +96,7 @@ public struct CalendarRule: Hashable, Sendable {
                 case .day(let n):
                     guard (1...31).contains(n) else {
                         throw PlanError(
-                            .invalidRule, text: "\(n)", message: "day of the month \(n) is out of range 1-31")
+                            .invalidRule, value: "\(n)", message: "day of the month \(n) is out of range 1-31")
                     }
                     mask |= UInt32(1) << UInt32(n)
                 }
@@ -106,13 +106,13 @@ public struct CalendarRule: Hashable, Sendable {
         if let months {
             guard !months.isEmpty else {
                 throw PlanError(
-                    .invalidRule, text: "[]", message: "the set of months is empty (use nil for every month)")
+                    .invalidRule, value: "[]", message: "the set of months is empty (use nil for every month)")
             }
             matcher.months = months.reduce(0) { $0 | UInt16(1) << UInt16($1.rawValue) }
         }
         matcher.dayMatching = dayMatching == .both ? .both : .either
         guard matcher.canFire else {
-            throw PlanError(.neverFires, text: summary, message: "the rule never fires: \(neverFiresReason)")
+            throw PlanError(.neverFires, value: summary, message: "the rule never fires: \(neverFiresReason)")
         }
         return matcher
     }

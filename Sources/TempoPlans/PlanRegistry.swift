@@ -78,7 +78,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         handler: PlanHandler
     ) throws(PlanError) -> Bool {
         if let collection = key as? any Collection, collection.isEmpty {
-            throw PlanError(.invalidKey, text: "\"\(key)\"", message: "a plan key must not be empty, got \"\(key)\"")
+            throw PlanError(.invalidKey, value: "\"\(key)\"", message: "a plan key must not be empty, got \"\(key)\"")
         }
         let id = storage.makeID()
         // Handler runs check that the entry is still current, so a replaced timer never runs user code once its

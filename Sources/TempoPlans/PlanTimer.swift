@@ -162,7 +162,7 @@ public final class PlanTimer: Sendable {
         do {
             try TempoError.validateLeeway(leeway)
         } catch {
-            throw PlanError(.invalidLeeway, text: error.value, message: error.message)
+            throw PlanError(error)
         }
     }
 
