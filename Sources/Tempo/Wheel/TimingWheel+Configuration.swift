@@ -26,13 +26,13 @@ extension TimingWheel {
         ///
         /// - Parameters:
         ///   - resolution: The length of one slot; see ``resolution``.
-        ///   - clock: The clock deadlines are measured on.
         ///   - delivery: Where the callbacks run; see ``delivery``.
+        ///   - clock: The clock deadlines are measured on.
         ///   - initialCapacity: How many timers fit before the table first grows.
         public init(
             resolution: Duration = .milliseconds(1),
-            clock: TimerClock = .monotonic,
             delivery: TimerDelivery = .privateQueue,
+            clock: TimerClock = .monotonic,
             initialCapacity: Int = 1024
         ) {
             self.resolution = resolution

@@ -14,7 +14,7 @@ extension TimingWheel {
     ///   the value; nothing is armed).
     /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
-    public func schedule(at deadline: TimerInstant, value: UInt64) throws(TempoError) -> Handle {
+    package func schedule(at deadline: TimerInstant, value: UInt64) throws(TempoError) -> Handle {
         try requireHandler()
         return arm(deadline: try nanoseconds(deadline), value: value, action: nil)
     }
@@ -59,7 +59,7 @@ extension TimingWheel {
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `deadline` is out of range.
     /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
-    public func schedule(at deadline: TimerInstant, _ action: @escaping @Sendable () -> Void) throws(TempoError)
+    package func schedule(at deadline: TimerInstant, _ action: @escaping @Sendable () -> Void) throws(TempoError)
         -> Handle
     {
         arm(deadline: try nanoseconds(deadline), value: 0, action: action)
@@ -116,7 +116,7 @@ extension TimingWheel {
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `deadline` is out of range.
     /// - Complexity: O(1).
     @discardableResult
-    public func reschedule(_ handle: Handle, at deadline: TimerInstant) throws(TempoError) -> Bool {
+    package func reschedule(_ handle: Handle, at deadline: TimerInstant) throws(TempoError) -> Bool {
         // A timer still waiting for its deadline (see "Relative deadlines") simply gets this one.
         let nanoseconds = try nanoseconds(deadline)
         guard handle.wheel == id else { return false }

@@ -34,8 +34,8 @@ public final class Debouncer<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - delay: How long the calls must stop before the action runs.
     ///   - leeway: How late the action may run to batch wakeups.
-    ///   - clock: The clock the delay is measured on.
     ///   - delivery: Where the scheduled action runs (default a private serial queue).
+    ///   - clock: The clock the delay is measured on.
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     ///   - action: Called with the last value of each burst. For a debouncer without a value (`Value` is `Void`), a
     ///     closure or function without parameters: `try Debouncer(delay: .milliseconds(300)) { search() }`.
@@ -44,8 +44,8 @@ public final class Debouncer<Value: Sendable>: Sendable {
     public init(
         delay: Duration,
         leeway: Duration = .zero,
-        clock: TimerClock = .monotonic,
         delivery: TimerDelivery = .privateQueue,
+        clock: TimerClock = .monotonic,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         action: @escaping @Sendable (Value) -> Void
     ) throws(TempoError) {

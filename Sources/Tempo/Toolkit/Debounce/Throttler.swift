@@ -76,8 +76,8 @@ public final class Throttler<Value: Sendable>: Sendable {
     ///   - interval: The minimum time between two runs.
     ///   - edge: ``Edge/leading`` (default), ``Edge/trailing`` or ``Edge/both``.
     ///   - leeway: How late a window may end to batch wakeups.
-    ///   - clock: The clock the interval is measured on.
     ///   - delivery: Where the action runs (default a private serial queue).
+    ///   - clock: The clock the interval is measured on.
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     ///   - action: Called with the value of each run. For a throttler without a value (`Value` is `Void`), a closure
     ///     or function without parameters: `try Throttler(every: .seconds(1)) { save() }`.
@@ -86,8 +86,8 @@ public final class Throttler<Value: Sendable>: Sendable {
         every interval: Duration,
         edge: Edge = .leading,
         leeway: Duration = .zero,
-        clock: TimerClock = .monotonic,
         delivery: TimerDelivery = .privateQueue,
+        clock: TimerClock = .monotonic,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         action: @escaping @Sendable (Value) -> Void
     ) throws(TempoError) {

@@ -66,9 +66,9 @@ public final class Stopwatch: Sendable {
     /// Creates an idle stopwatch.
     ///
     /// - Parameters:
-    ///   - scheduler: Where time is read: ``SystemScheduler/shared`` or, in tests, a `VirtualClock`.
     ///   - clock: The clock (default ``TimerClock/monotonic``).
-    public init(scheduler: any TimerScheduler = SystemScheduler.shared, clock: TimerClock = .monotonic) {
+    ///   - scheduler: Where time is read: ``SystemScheduler/shared`` or, in tests, a `VirtualClock`.
+    public init(clock: TimerClock = .monotonic, scheduler: any TimerScheduler = SystemScheduler.shared) {
         self.scheduler = scheduler
         self.clock = clock
     }
@@ -82,7 +82,7 @@ public final class Stopwatch: Sendable {
     ///
     /// Never traps: past the bounds of `Duration` (about 5 × 10¹² years, reachable only on a virtual clock) it
     /// saturates. A stopwatch whose elapsed time exceeds ``TempoError/maximumDuration`` (292 years) still counts,
-    /// but its ``snapshot()`` is refused by ``init(restoring:scheduler:clock:)``.
+    /// but its ``snapshot()`` is refused by ``init(restoring:clock:scheduler:)``.
     public var elapsed: Duration {
         state.withLock { $0.elapsed(at: scheduler.now(clock)) }
     }

@@ -77,6 +77,21 @@ extension SharedTicker {
         try subscribe(every: every, handler: .tick(body))
     }
 
+    /// Subscribes `body` to every `every`-th tick, called with the ticker's shared timer and the tick:
+    /// ``subscribe(every:handler:)`` with ``TimerHandler/timer(_:)``, as a trailing closure. The subscription ends on
+    /// cancel or when the token is released.
+    ///
+    /// - Parameters:
+    ///   - every: Call on every n-th tick (default 1: every tick).
+    ///   - body: Called with the ticker's shared timer (cancel the subscription, not the timer, to leave) and the tick.
+    /// - Returns: The subscription; releasing it ends the subscription.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `every` is below 1.
+    public func subscribe(
+        every: Int = 1, _ body: @escaping @Sendable (TempoTimer, TimerTick) -> Void
+    ) throws(TempoError) -> TickerSubscription {
+        try subscribe(every: every, handler: .timer(body))
+    }
+
     private func add(
         every: Int,
         ownerIsAlive: (@Sendable () -> Bool)?,
