@@ -59,6 +59,8 @@ import TempoLocks
 /// queue), one at a time, in date order; no user code runs under the timer's lock.
 public final class PlanTimer: Sendable {
     /// The lifecycle state of a ``PlanTimer``.
+    ///
+    /// An enum, closed: the states of a plan timer's lifecycle, which code switches over exhaustively.
     public enum State: Hashable, Sendable {
         /// Created and never started.
         case idle

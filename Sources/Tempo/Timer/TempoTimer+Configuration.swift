@@ -32,11 +32,11 @@ extension TempoTimer {
         ///   clock reads fits in an `Int`.
         func validate() throws(TempoError) {
             try TempoError.validateSchedule(interval: interval, repeats: repeats, leeway: leeway)
-            if case .after(let delay) = firstTick {
+            if case .after(let delay) = firstTick.kind {
                 try TempoError.validateDelay(delay, name: "first-tick delay")
             }
             // Only an absolute first tick has an instant to check: the common path does no division.
-            if case .at(let deadline) = firstTick {
+            if case .at(let deadline) = firstTick.kind {
                 try TempoError.validateDeadline(try deadline.instant(on: clock))
             }
         }

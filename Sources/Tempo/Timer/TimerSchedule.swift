@@ -63,7 +63,7 @@ public struct TimerSchedule: Sendable {
         clock: TimerClock? = nil
     ) -> TimerSchedule {
         var resolved = clock ?? .monotonic
-        if clock == nil, case .at(let deadline) = first { resolved = deadline.clock }
+        if clock == nil, case .at(let deadline) = first.kind { resolved = deadline.clock }
         return TimerSchedule(
             kind: .every(interval, repeats, first), leeway: leeway, latePolicy: latePolicy, delivery: delivery,
             clock: resolved)

@@ -44,6 +44,8 @@ public final class Countdown: Sendable {
     public typealias FinishHandler = @Sendable () -> Void
 
     /// The lifecycle of a countdown.
+    ///
+    /// An enum, closed: the phases of a countdown's lifecycle, which a display switches over exhaustively.
     public enum Phase: String, Hashable, Sendable, Codable {
         /// Created, not started.
         case idle

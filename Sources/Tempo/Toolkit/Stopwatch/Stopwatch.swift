@@ -29,6 +29,8 @@ import TempoLocks
 /// while it runs.
 public final class Stopwatch: Sendable {
     /// The phase of a stopwatch.
+    ///
+    /// An enum, closed: the phases of a stopwatch's lifecycle, which a display switches over exhaustively.
     public enum Phase: String, Hashable, Sendable, Codable {
         /// Not started (or reset): elapsed time is zero.
         case idle
