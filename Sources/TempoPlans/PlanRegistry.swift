@@ -63,7 +63,8 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
     ///   - plan: The plan.
     ///   - leeway: How late a fire may run to batch wakeups (default zero).
     ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
-    ///   - delivery: Where the handler runs (default `TimerDelivery.privateQueue`: a serial queue per entry).
+    ///   - delivery: Where the handler runs (default `TimerDelivery.privateQueue`: a serial lane per entry,
+    ///     so runs never overlap; no entry owns a queue).
     ///   - handler: What runs on each fire.
     /// - Returns: Whether an existing entry was replaced.
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidKey`` for an empty key, or as

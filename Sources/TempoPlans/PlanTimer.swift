@@ -55,8 +55,8 @@ import TempoLocks
 /// last reference does not stop it (call ``cancel()``).
 ///
 /// ## Thread safety
-/// Every method may be called from any thread. Handlers run with the timer's delivery (by default a private serial
-/// queue), one at a time, in date order; no user code runs under the timer's lock.
+/// Every method may be called from any thread. Handlers run with the timer's delivery (by default a serial lane of the
+/// timer's own on Tempo's threads), one at a time, in date order; no user code runs under the timer's lock.
 public final class PlanTimer: Sendable {
     /// The lifecycle state of a ``PlanTimer``.
     ///
@@ -135,9 +135,9 @@ public final class PlanTimer: Sendable {
     ///   - plan: The plan.
     ///   - leeway: How late a fire may run to batch wakeups (default zero).
     ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
-    ///   - delivery: Where handlers run (default `TimerDelivery.privateQueue`: a serial queue of the timer's own, so
-    ///     runs never overlap). With `.immediate` the handler, and the plan's next-date computation, run on the
-    ///     scheduler's thread.
+    ///   - delivery: Where handlers run (default `TimerDelivery.privateQueue`: a serial lane of the timer's own on
+    ///     Tempo's threads, so runs never overlap; the timer owns no queue). With `.immediate` the handler, and the
+    ///     plan's next-date computation, run on the scheduler's thread.
     ///   - scheduler: The scheduler that provides wall-clock time (default `SystemScheduler.shared`; pass a
     ///     `VirtualClock` in tests).
     ///   - handler: What runs on each fire.

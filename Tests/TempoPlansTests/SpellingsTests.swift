@@ -69,7 +69,7 @@ import Testing
             try ticker.subscribe(handler: .tick { _ in calls.add("tick") }),
             try ticker.subscribe { _ in calls.add("{ tick }") },
             try ticker.subscribe { _, _ in calls.add("{ timer, tick }") },
-            try ticker.subscribe(every: 2) { _ in calls.add("every 2nd") },
+            try ticker.subscribe(everyNth: 2) { _ in calls.add("every 2nd") },
         ]
         clock.advance(by: .milliseconds(999))
         #expect(calls.all.isEmpty)

@@ -88,7 +88,7 @@ public struct TimerSchedule: Sendable {
     /// One tick, `delay` after start: a true one-shot, with no interval.
     ///
     /// A delay follows the one rule for delays, as ``FirstTick/after(_:)`` and ``TempoTimer/reschedule(after:)``
-    /// do: any delay from zero to ``TempoError/maximumDuration``; zero ticks at once on ``TempoTimer/start()`` (on
+    /// do: any delay from zero to 292 years (`Int64.max` ns); zero ticks at once on ``TempoTimer/start()`` (on
     /// the delivery's next turn, not inside `start()`). A negative or larger delay makes creating the timer throw
     /// ``TempoError`` with ``TempoError/Code/invalidInterval`` naming it.
     ///

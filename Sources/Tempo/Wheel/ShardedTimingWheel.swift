@@ -124,7 +124,7 @@ public final class ShardedTimingWheel: Sendable {
     /// Arms a value timer `delay` from now on the calling thread's shard; see ``TimingWheel/schedule(after:value:)``.
     ///
     /// - Parameters:
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     ///   - value: The value handed to ``TimingWheelHandler/timerFired(value:)``.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``, valid from any thread.
     /// - Throws: ``TempoError`` as ``TimingWheel/schedule(after:value:)`` does.
@@ -153,7 +153,7 @@ public final class ShardedTimingWheel: Sendable {
     /// Arms a closure timer `delay` from now on the calling thread's shard; see ``TimingWheel/schedule(after:_:)``.
     ///
     /// - Parameters:
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     ///   - action: The work to run on the delivery queue or driver thread.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
     /// - Throws: ``TempoError`` as ``TimingWheel/schedule(after:_:)`` does.
@@ -194,9 +194,9 @@ public final class ShardedTimingWheel: Sendable {
     ///
     /// - Parameters:
     ///   - handle: A handle from this wheel.
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     /// - Returns: `true` if the timer was armed; `false` for a stale handle.
-    /// - Throws: ``TempoError`` for a negative delay or one above ``TempoError/maximumDuration``.
+    /// - Throws: ``TempoError`` for a negative delay or one above 292 years (`Int64.max` ns).
     /// - Complexity: O(shards) to find the shard, then O(1).
     @discardableResult
     public func reschedule(_ handle: TimingWheel.Handle, after delay: Duration) throws(TempoError) -> Bool {

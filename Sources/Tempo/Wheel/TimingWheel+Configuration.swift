@@ -48,7 +48,7 @@ extension TimingWheel {
         /// Checks every field.
         ///
         /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a resolution that is not positive,
-        ///   not a whole number of nanoseconds or above ``TempoError/maximumDuration``, and
+        ///   not a whole number of nanoseconds or above 292 years (`Int64.max` ns), and
         ///   ``TempoError/Code/invalidCount`` for a negative `initialCapacity` or one above
         ///   ``maximumInitialCapacity`` (the table still grows past it as timers are armed).
         public func validate() throws(TempoError) {

@@ -96,7 +96,7 @@ public final class TimingWheel: Sendable {
     let usesPool: Bool
     /// The instant of tick 0: when the wheel was created.
     let origin: TimerInstant
-    /// The last deadline the wheel accepts: ``TempoError/maximumDuration`` after ``origin``.
+    /// The last deadline the wheel accepts: 292 years (`Int64.max` ns) after ``origin``.
     @usableFromInline var latestDeadline: TimerInstant { origin + TempoError.maximumDuration }
     let tickNanoseconds: Int64
     /// Identifies this wheel in its handles, so a handle from another wheel is a no-op here.

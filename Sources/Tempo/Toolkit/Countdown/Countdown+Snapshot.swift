@@ -73,11 +73,11 @@ extension Countdown {
     ///   - onTick: Called with the remaining time at each display boundary.
     ///   - onFinish: Called once when the time is up.
     /// The remaining time may exceed the duration (``Countdown/add(_:)`` grows it), so it is checked against
-    /// ``TempoError/maximumDuration``, not against `duration`.
+    /// 292 years (`Int64.max` ns), not against `duration`.
     ///
     /// - Throws: ``TempoError`` when the snapshot's duration or period is invalid, its remaining time is
-    ///   negative or above ``TempoError/maximumDuration``, or a running snapshot has no deadline or one more than
-    ///   ``TempoError/maximumDuration`` in the future.
+    ///   negative or above 292 years (`Int64.max` ns), or a running snapshot has no deadline or one more than
+    ///   292 years (`Int64.max` ns) in the future.
     public convenience init(
         restoring snapshot: Snapshot,
         leeway: Duration = .zero,

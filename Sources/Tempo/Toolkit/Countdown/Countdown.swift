@@ -167,12 +167,12 @@ public final class Countdown: Sendable {
     /// Adds time: a running countdown's deadline moves later (its ticks re-align to the new deadline), a
     /// paused or idle one's remaining time grows. A finished or cancelled countdown is unchanged.
     ///
-    /// The time left may grow beyond ``duration`` this way, but never beyond ``TempoError/maximumDuration``.
+    /// The time left may grow beyond ``duration`` this way, but never beyond 292 years (`Int64.max` ns).
     ///
     /// - Parameter extra: The time to add; must be positive.
     /// - Returns: Whether the time was added.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` when `extra` is not positive, or when the
-    ///   time left would exceed ``TempoError/maximumDuration`` (the countdown is then unchanged).
+    ///   time left would exceed 292 years (`Int64.max` ns) (the countdown is then unchanged).
     @discardableResult
     public func add(_ extra: Duration) throws(TempoError) -> Bool {
         try TempoError.validateInterval(extra, name: "extra time")

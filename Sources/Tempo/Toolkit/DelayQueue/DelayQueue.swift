@@ -127,10 +127,10 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     ///   - value: The value.
     ///   - key: The key.
     ///   - delay: How long from now on the queue's clock, from zero (due at once) to
-    ///     ``TempoError/maximumDuration``.
+    ///     292 years (`Int64.max` ns).
     /// - Returns: The value the entry replaced, if any.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
-    ///   ``TempoError/maximumDuration`` (the queue is unchanged).
+    ///   292 years (`Int64.max` ns) (the queue is unchanged).
     /// - Complexity: O(1) amortized.
     @discardableResult
     public func insert(_ value: Value, forKey key: Key, after delay: Duration) throws(TempoError) -> Value? {
@@ -155,10 +155,10 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     ///
     /// - Parameters:
     ///   - key: The key.
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     /// - Returns: `true` if the entry was waiting; `false` if there is none.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns).
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ key: Key, after delay: Duration) throws(TempoError) -> Bool {

@@ -62,11 +62,11 @@ extension Stopwatch {
     ///   - clock: The clock to count on from now (default ``TimerClock/monotonic``).
     ///   - scheduler: Where time is read.
     /// - Throws: ``TempoError`` naming the value, with ``TempoError/Code/invalidArgument`` when the elapsed time is
-    ///   negative or above ``TempoError/maximumDuration``, the lap mark is negative or exceeds the elapsed time, a
+    ///   negative or above 292 years (`Int64.max` ns), the lap mark is negative or exceeds the elapsed time, a
     ///   lap is negative, the laps do not add up to the lap mark, or an idle snapshot has elapsed time or laps; with
     ///   ``TempoError/Code/invalidInstant`` when a running snapshot has no `wallTaken`, or one more than
-    ///   ``TempoError/maximumDuration`` after now, or so long before now that the elapsed time would exceed
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns) after now, or so long before now that the elapsed time would exceed
+    ///   292 years (`Int64.max` ns).
     public convenience init(
         restoring snapshot: Snapshot,
         clock: TimerClock = .monotonic,
@@ -145,8 +145,8 @@ extension Stopwatch {
     /// The time from `wallTaken` to `now` on the wall clock, zero when the clock was set back.
     ///
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `wallTaken` is more than
-    ///   ``TempoError/maximumDuration`` after `now`, or so long before it that `elapsed` plus the gap would exceed
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns) after `now`, or so long before it that `elapsed` plus the gap would exceed
+    ///   292 years (`Int64.max` ns).
     private static func gap(since wallTaken: TimerInstant, now: TimerInstant, elapsed: Duration) throws(TempoError)
         -> Duration
     {

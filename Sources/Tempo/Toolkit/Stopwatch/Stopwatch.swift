@@ -83,7 +83,7 @@ public final class Stopwatch: Sendable {
     /// The time counted so far: running time only, read from ``clock`` now.
     ///
     /// Never traps: past the bounds of `Duration` (about 5 × 10¹² years, reachable only on a virtual clock) it
-    /// saturates. A stopwatch whose elapsed time exceeds ``TempoError/maximumDuration`` (292 years) still counts,
+    /// saturates. A stopwatch whose elapsed time exceeds 292 years (`Int64.max` ns) (292 years) still counts,
     /// but its ``snapshot()`` is refused by ``init(restoring:clock:scheduler:)``.
     public var elapsed: Duration {
         state.withLock { $0.elapsed(at: scheduler.now(clock)) }

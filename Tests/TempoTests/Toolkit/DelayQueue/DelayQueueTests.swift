@@ -20,6 +20,21 @@ import Testing
         #expect(taken == ["a", "b", "c"])
     }
 
+    @Test func aKeyInsertedAgainKeepsItsFirstPlaceAmongEqualDeadlines() async throws {
+        let clock = VirtualClock()
+        let queue = try DelayQueue<String, Int>(configuration: .immediate, scheduler: clock)
+        let due = TimerDeadline.monotonic(TimerInstant(offset: .seconds(1)))
+        try queue.insert(1, forKey: "a", at: due)
+        try queue.insert(2, forKey: "b", at: due)
+        #expect(try queue.insert(3, forKey: "a", at: due) == 1)
+        clock.advance(by: .seconds(1))
+        var iterator = queue.expired.makeAsyncIterator()
+        let first = await iterator.next()
+        let second = await iterator.next()
+        #expect(first?.key == "a" && first?.value == 3)
+        #expect(second?.key == "b")
+    }
+
     @Test func movedAndRemovedEntriesAreNotDeliveredAtTheirOldDeadline() async throws {
         let clock = VirtualClock()
         let queue = try DelayQueue<String, Int>(configuration: .immediate, scheduler: clock)
