@@ -37,7 +37,7 @@ public import Tempo
 ///
 /// ## Running a plan
 /// ``PlanTimer`` fires at each date on the wall clock, ``PlanRegistry`` keeps plan timers by key, and
-/// ``fires(latePolicy:leeway:scheduler:)`` is an `AsyncSequence` of fires.
+/// ``fires(leeway:latePolicy:scheduler:)`` is an `AsyncSequence` of fires.
 ///
 /// `Plan` is a value type and is `Sendable`; every method may be called from any thread.
 public struct Plan: Sendable, CustomStringConvertible {

@@ -103,6 +103,8 @@ public struct PlanError: Error, Hashable, Sendable, CustomStringConvertible {
 /// A field of a cron expression, named in ``PlanError/field``.
 ///
 /// `CronField` is a value type and is `Sendable`.
+///
+/// An enum, closed: the five fields of cron text, the format TempoPlans reads.
 public enum CronField: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// The optional first field of the six-field form, 0-59.
     case second

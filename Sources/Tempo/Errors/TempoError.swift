@@ -84,7 +84,7 @@ extension TempoError {
     /// The largest interval, delay or leeway Tempo accepts: about 292 years (`Int64.max` nanoseconds).
     ///
     /// Anything longer cannot be handed to the operating system's timers and is rejected rather than clamped.
-    public static let maximumDuration = Duration.nanoseconds(Int64.max)
+    package static let maximumDuration = Duration.nanoseconds(Int64.max)
 
     /// ``maximumDuration`` in attoseconds, a constant for checks on the hot path of creating a timer.
     private static var maximumDurationInAttoseconds: Int128 { 9_223_372_036_854_775_807_000_000_000 }

@@ -1,19 +1,36 @@
 extension TimerInstruments {
     /// Where a timer's handlers ran, or what a stall held.
-    public enum Lane: Hashable, Sendable, CustomStringConvertible {
+    ///
+    /// A struct with static members rather than an enum, so that a later version can add a lane: compare with `==`.
+    public struct Lane: Hashable, Sendable, CustomStringConvertible {
+        /// The lanes, for Tempo's own exhaustive switches.
+        package enum Kind: Hashable, Sendable {
+            case driverThread
+            case deliveryPool
+            case queue
+            case scheduler
+        }
+
+        /// Which lane this is.
+        package let kind: Kind
+
+        package init(kind: Kind) {
+            self.kind = kind
+        }
+
         /// A driver thread of ``SystemScheduler``: ``TimerDelivery/immediate`` handlers, scheduled actions, and the
         /// first default-delivery mailbox of a wake (a manual fire of an immediate timer runs on its caller).
-        case driverThread
+        public static let driverThread = Lane(kind: .driverThread)
         /// A thread of Tempo's delivery pool (``TimerDelivery/privateQueue``).
-        case deliveryPool
+        public static let deliveryPool = Lane(kind: .deliveryPool)
         /// A Dispatch queue of yours (``TimerDelivery/queue(_:)``).
-        case queue
+        public static let queue = Lane(kind: .queue)
         /// Delivery through another ``TimerScheduler`` than ``SystemScheduler`` (a `VirtualClock` in tests).
-        case scheduler
+        public static let scheduler = Lane(kind: .scheduler)
 
         /// `driver thread`, `delivery pool`, `queue` or `scheduler`.
         public var description: String {
-            switch self {
+            switch kind {
             case .driverThread: "driver thread"
             case .deliveryPool: "delivery pool"
             case .queue: "queue"

@@ -104,7 +104,7 @@ final class ClockDriver: Sendable {
     }
 
     private func makeAlarm() -> any SchedulerAlarm {
-        switch backend {
+        switch backend.kind {
         case .dispatch:
             return DispatchAlarm(clock: clock) { [self] context in wake(context) }
         case .timerfd:

@@ -40,7 +40,7 @@ import TempoLocks
 /// overlap, and are called in the order they were added.
 public final class TempoTimer: Sendable {
     /// A closure called for each tick.
-    public typealias Handler = @Sendable (TimerTick) -> Void
+    package typealias Handler = @Sendable (TimerTick) -> Void
 
     // The stored properties are ordered so that the object has no padding between them: every armed timer is
     // one allocation of this object, so each byte counts (see docs/latency.md, "Arming and cancelling many timers").
@@ -203,7 +203,11 @@ public final class TempoTimer: Sendable {
     /// from paused it resumes; while running it does nothing.
     ///
     /// A one-shot whose tick has fired is finished, so `start()` runs it again (as it restarts a cancelled timer):
-    /// creating a timer never starts it, so the `start()` that creates and starts in one line is the only one.
+    /// creating a timer never starts it, so the `start()` that creates and starts in one line is the only one. An
+    /// ``TimerSchedule/after(_:leeway:delivery:clock:)`` one-shot then waits its delay again; an
+    /// ``TimerSchedule/at(_:ifPast:leeway:delivery:)`` one-shot is re-armed at its deadline, which has passed, so it
+    /// fires again at once (whatever its ``PastDeadlinePolicy``: that is checked only where the timer is created);
+    /// move it first with ``reschedule(at:)`` or ``reschedule(after:)``.
     ///
     /// - Returns: The timer, so that `try TempoTimer(...) { ... }.start()` creates and starts in one expression.
     @discardableResult
@@ -235,7 +239,8 @@ public final class TempoTimer: Sendable {
     /// A paused timer stays paused with a full first delay left (``restart(interval:)`` resumes it instead); any
     /// other timer ends up running. A one-shot has no interval: an ``TimerSchedule/after(_:leeway:delivery:clock:)``
     /// one-shot starts its delay over, and an ``TimerSchedule/at(_:ifPast:leeway:delivery:)`` one-shot is re-armed
-    /// at its deadline, so once that has passed it fires at once (move it with ``reschedule(at:)``).
+    /// at its deadline, so once that has passed it fires at once, even one created with `ifPast: .throw` (the
+    /// ``PastDeadlinePolicy`` is checked only where the timer is created; move it with ``reschedule(at:)``).
     ///
     /// - Parameter interval: A new interval, or `nil` to keep the current one.
     /// - Throws: ``TempoError`` when `interval` is invalid, or is given for a one-shot
@@ -303,13 +308,13 @@ public final class TempoTimer: Sendable {
     /// - Parameter handler: The handler.
     /// - Returns: A token for ``removeObserver(_:)``.
     @discardableResult
-    public func addObserver(_ handler: @escaping Handler) -> TimerObservation {
+    public func addObserver(_ handler: @escaping @Sendable (TimerTick) -> Void) -> TimerObservation {
         TimerObservation(id: machine.withLock { $0.addObserver(handler) })
     }
 
-    /// Removes a handler added with ``addObserver(_:)-(TempoTimer.Handler)``. A run already under way still calls it.
+    /// Removes a handler added with ``addObserver(_:)``. A run already under way still calls it.
     ///
-    /// - Parameter observation: The token ``addObserver(_:)-(TempoTimer.Handler)`` returned.
+    /// - Parameter observation: The token ``addObserver(_:)`` returned.
     /// - Returns: Whether the handler was registered.
     @discardableResult
     public func removeObserver(_ observation: TimerObservation) -> Bool {
@@ -489,7 +494,7 @@ extension TempoTimer: DeliveryLane {
     }
 }
 
-/// A token for a handler added with ``TempoTimer/addObserver(_:)-(TempoTimer.Handler)``.
+/// A token for a handler added with ``TempoTimer/addObserver(_:)``.
 public struct TimerObservation: Hashable, Sendable {
     let id: UInt64
 }

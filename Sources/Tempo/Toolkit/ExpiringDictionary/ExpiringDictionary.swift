@@ -107,8 +107,8 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     ///     the nanosecond). Positive.
     /// - Returns: The previous value of `key`, if any.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` naming `ttl` when it is not positive, is
-    ///   below 1 ns or above ``TempoError/maximumDuration``, or ends past the wheel's range (its deadline would lie
-    ///   more than ``TempoError/maximumDuration`` after the dictionary was created); the dictionary is then
+    ///   below 1 ns or above 292 years (`Int64.max` ns), or ends past the wheel's range (its deadline would lie
+    ///   more than 292 years (`Int64.max` ns) after the dictionary was created); the dictionary is then
     ///   unchanged.
     /// - Complexity: O(1) amortized; allocates only when the dictionary holds more entries than ever before.
     @discardableResult
@@ -138,7 +138,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// Slides the expiry of `key` to its time to live from now.
     ///
     /// A time to live accepted when the entry was set may, from a later now, end past the wheel's range (more than
-    /// ``TempoError/maximumDuration``, about 292 years, after the dictionary was created): the entry is then due at
+    /// 292 years (`Int64.max` ns), about 292 years, after the dictionary was created): the entry is then due at
     /// the end of that range, the last instant the wheel can wait for, and `touch` still returns `true`.
     ///
     /// - Parameter key: The key.

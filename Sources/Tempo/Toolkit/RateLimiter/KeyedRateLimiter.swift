@@ -18,7 +18,7 @@ public import Synchronization
 /// fires (at the first tick at or after it) the key is dropped. Forgetting therefore never changes an answer, and
 /// memory holds only keys that were active within about `burst · period / permits`. Expiry work is proportional to
 /// the keys that go idle; admissions only store a later deadline. A bucket that refills past the wheel's range (more
-/// than ``TempoError/maximumDuration``, about 292 years, after the limiter was created: a rate of one permit per
+/// than 292 years (`Int64.max` ns), about 292 years, after the limiter was created: a rate of one permit per
 /// century, say) is forgotten at the end of that range, the last instant the wheel can wait for.
 ///
 /// **Cancellation.** Cancelling a task in ``acquire(_:)`` disarms its wait and throws `CancellationError` at once.
