@@ -11,7 +11,9 @@ import Testing
         let wheel = try ShardedTimingWheel(
             configuration: .immediate, shardCount: 2, scheduler: clock, handler: log)
         let armed = TempoMutex<[(handle: TimingWheel.Handle, value: UInt64)]>([])
-        // Fresh threads, so each gets its own thread ordinal (consecutive ordinals: different shards).
+        // Fresh threads, so each gets its own thread ordinal; consecutive ordinals land on different shards, but a
+        // thread that another test starts in between can put both on one shard, so the shard check below accepts
+        // either (each thread's timers stay on its one shard).
         let threads = (0..<2).map { thread in
             Thread {
                 for index in 0..<100 {
@@ -26,7 +28,8 @@ import Testing
         for thread in threads { thread.join() }
         let all = armed.withLock { $0 }
         #expect(all.count == 200)
-        #expect(wheel.shardCounts == [100, 100])
+        #expect(wheel.shardCounts.reduce(0, +) == 200)
+        #expect(wheel.shardCounts.allSatisfy { [0, 100, 200].contains($0) }, "\(wheel.shardCounts)")
         #expect(wheel.count == 200)
         // Cancel a tenth of each thread's timers from this thread.
         var cancelled = Set<UInt64>()
