@@ -160,6 +160,11 @@ let package = Package(
                 "TempoTools",
                 "CTempoToolsShims",
                 "TempoPlans",
+                // `tempo jobs` (issue #45): a JSON store with Jobs, a PostgreSQL database with Postgres too.
+                .target(name: "TempoJobs", condition: .when(traits: ["Jobs"])),
+                .target(name: "TempoPostgres", condition: .when(traits: ["Postgres"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
                 .product(
                     name: "Subprocess", package: "swift-subprocess",
@@ -234,6 +239,8 @@ let package = Package(
                 "TempoPostgres",
                 "TempoLocks",
                 "tempo-pg-replica",
+                // `tempo jobs --postgres` runs end to end (JobsCommandTests).
+                "tempo",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),

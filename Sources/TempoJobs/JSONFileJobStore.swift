@@ -44,6 +44,8 @@ public final class JSONFileJobStore: JobStore {
     public let path: String
     /// Where the file's entries live and the file is read and written: only ever on the drain's thread.
     private let file: JSONCursorFile
+    /// The jobs file and the control file of ``JobControlStore`` beside it.
+    let side: JSONSideFiles
     /// Requests waiting for the drain, and whether a drain of them is scheduled.
     private let requests = TempoMutex(JSONFileRequests())
 
@@ -63,6 +65,7 @@ public final class JSONFileJobStore: JobStore {
     package init(path: String, beforeWrite: (@Sendable () -> Void)?) {
         self.path = path
         self.file = JSONCursorFile(path: path, beforeWrite: beforeWrite)
+        self.side = JSONSideFiles(path: path)
     }
 
     /// The cursor stored for `job`, or `nil` when the file or the entry does not exist.

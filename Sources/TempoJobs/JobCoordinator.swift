@@ -44,6 +44,10 @@ public protocol JobCoordinator: Sendable {
     ///   - logger: The scheduler's logger, for errors.
     /// - Returns: The abandoned dates before `date`, oldest first.
     func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date]
+
+    /// This process's name among the replicas, recorded with each run in a ``JobControlStore``'s history and with
+    /// each job the scheduler publishes. The default is the host's name.
+    var replica: String { get }
 }
 
 extension JobCoordinator {
@@ -55,6 +59,9 @@ extension JobCoordinator {
     ///   - logger: Unused.
     /// - Returns: `[]`.
     public func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date] { [] }
+
+    /// The host's name (`ProcessInfo.hostName`).
+    public var replica: String { ProcessInfo.processInfo.hostName }
 }
 
 /// A granted claim on one planned date of a job: a fencing token, and a way for the body to learn that the claim

@@ -19,6 +19,8 @@ final class JobDefinition: Sendable {
     /// so that TempoTesting's armed-timer check names a job still waiting for a date.
     let label: TimerLabel
     let schedule: Schedule
+    /// The schedule in words (``JobSchedule/description``), as the job is published to a ``JobControlStore``.
+    let scheduleDescription: String
     let options: JobOptions
     let offset: Duration
     let seed: UInt64?
@@ -36,6 +38,7 @@ final class JobDefinition: Sendable {
         self.name = name
         self.label = label
         self.schedule = try Self.resolve(schedule, job: name)
+        self.scheduleDescription = schedule.description
         try Self.validate(options, job: name)
         self.options = options
         self.offset = options.spread.map { StableHash.offset(of: name, spread: $0) } ?? .zero

@@ -64,6 +64,8 @@ public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A run's claim no longer holds (its lease ran out, another process took the date over, or it was
         /// released), so a write fenced by the claim was refused; retrying with the same claim cannot succeed.
         public static let claimLost = Code("claimLost")
+        /// An operator's write (pause, resume, run-now) named a job that no scheduler published to the store.
+        public static let unknownJob = Code("unknownJob")
 
         /// The code's name, for example `duplicateName`.
         public var description: String { name }

@@ -22,18 +22,17 @@ extension JobRunner {
             return
         }
         if let claim = granted {
-            if job.options.guarantee == .atMostOnce { await saveCursor(of: job, date: request.date) }
+            if job.options.guarantee == .atMostOnce && !request.isRunNow {
+                await saveCursor(of: job, date: request.date)
+            }
             let context = firstAttempt(of: request, claim: claim)
-            var succeeded = true
+            let started = wallClock()
+            var ending = RunEnding(error: nil, attempts: 1)
             if let error = await attemptOnce(job, context: context) {
-                succeeded = await retry(job, failed: context, error: error)
+                ending = await retry(job, failed: context, error: error)
             }
-            count(job, date: request.date, succeeded: succeeded)
-            if job.options.guarantee == .atLeastOnce {
-                await saveCursor(of: job, date: request.date, releasing: context.claim, succeeded: succeeded)
-            } else {
-                await context.claim.release(succeeded: succeeded)
-            }
+            count(job, date: request.date, succeeded: ending.error == nil)
+            await finish(request, claim: claim, started: started, ending: ending)
         } else {
             claimedElsewhere(request)
         }
@@ -52,20 +51,66 @@ extension JobRunner {
     }
 
     /// Handles a failed attempt under the job's failure policy: counts and logs it, and runs the retries it allows;
-    /// whether one succeeded.
-    private func retry(_ job: JobDefinition, failed first: JobContext, error firstError: any Error) async -> Bool {
+    /// the last attempt's error (`nil` when one succeeded) and the attempts made.
+    private func retry(_ job: JobDefinition, failed first: JobContext, error firstError: any Error) async -> RunEnding {
         var context = first
         var error = firstError
         var previousWait: Duration?
         while true {
             guard let wait = failed(job, context: context, error: error, previousWait: previousWait),
                 await waitToRetry(job, for: wait, context: context)
-            else { return false }
+            else { return RunEnding(error: error, attempts: context.attempt) }
             previousWait = wait
             context = nextAttempt(after: context)
-            guard let next = await attemptOnce(job, context: context) else { return true }
+            guard let next = await attemptOnce(job, context: context) else {
+                return RunEnding(error: nil, attempts: context.attempt)
+            }
             error = next
         }
+    }
+
+    /// Ends a run: records it in a ``JobControlStore``'s history with its claim's release and the cursor (one write
+    /// where the store allows), or else releases the claim and writes an at-least-once cursor. A run-now run writes
+    /// no cursor.
+    private func finish(_ request: RunRequest, claim: any JobClaim, started: Date, ending: RunEnding) async {
+        let job = request.job
+        let writesCursor = job.options.guarantee == .atLeastOnce && !request.isRunNow
+        if let controlStore {
+            let run = record(of: request, claim: claim, started: started, ending: ending)
+            do {
+                try await controlStore.record(
+                    run, cursor: writesCursor ? JobCursor(lastDate: request.date) : nil, releasing: claim)
+            } catch {
+                cursorNotSaved(job, error: error)
+            }
+        } else if writesCursor {
+            await saveCursor(of: job, date: request.date, releasing: claim, succeeded: ending.error == nil)
+        } else {
+            await claim.release(succeeded: ending.error == nil)
+        }
+    }
+
+    /// The history's record of a finished run.
+    @inline(never)
+    private func record(of request: RunRequest, claim: any JobClaim, started: Date, ending: RunEnding)
+        -> JobRunRecord
+    {
+        let outcome: JobRunOutcome
+        if let error = ending.error {
+            if (error as? JobError)?.code == .timedOut {
+                outcome = .timedOut
+            } else if Task.isCancelled {
+                outcome = .cancelled
+            } else {
+                outcome = .failed
+            }
+        } else {
+            outcome = .succeeded
+        }
+        return JobRunRecord(
+            job: request.job.name, plannedDate: request.date, trigger: request.isRunNow ? .runNow : .schedule,
+            replica: replica, started: started, ended: wallClock(), attempts: ending.attempts, outcome: outcome,
+            error: ending.error.map { "\($0)" }, fencingToken: claim.fencingToken)
     }
 
     /// The first attempt's context; its lateness runs from the date's due instant to now, the body's start (the
@@ -240,6 +285,12 @@ extension JobRunner {
             return nil
         }
     }
+}
+
+/// How a run's attempts ended: the last one's error (`nil`: it succeeded) and how many were made.
+struct RunEnding {
+    var error: (any Error)?
+    var attempts: Int
 }
 
 /// What ends first in a run under a timeout.

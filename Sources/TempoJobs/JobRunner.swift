@@ -19,7 +19,13 @@ final class JobRunner: Sendable {
     /// The scheduler's state.
     let state = TempoMutex(SchedulerState())
     let store: any JobStore
+    /// The store as a ``JobControlStore`` (its runs are recorded in its history), or `nil`.
+    let controlStore: (any JobControlStore)?
     let coordinator: any JobCoordinator
+    /// The coordinator's replica name, read once.
+    let replica: String
+    /// The scheduler's wall clock (the runs' start and end in the history).
+    let wallClock: @Sendable () -> Date
     let logger: Logger
     /// The time on the scheduler's clock since its origin (the due instants in the state are measured from it).
     let elapsed: @Sendable () -> Duration
@@ -28,10 +34,14 @@ final class JobRunner: Sendable {
 
     init(
         store: any JobStore, coordinator: any JobCoordinator, logger: Logger,
+        wallClock: @escaping @Sendable () -> Date,
         elapsed: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void
     ) {
         self.store = store
+        self.controlStore = store as? any JobControlStore
         self.coordinator = coordinator
+        self.replica = coordinator.replica
+        self.wallClock = wallClock
         self.logger = logger
         self.elapsed = elapsed
         self.sleep = sleep
@@ -58,7 +68,7 @@ final class JobRunner: Sendable {
     /// wait of `run()` when it was the last.
     @inline(never)
     func runEnded(_ request: RunRequest) {
-        let (ended, executor) = state.withLock { ($0.runEnded(request), $0.executor) }
+        let (ended, executor) = state.withLock { ($0.runEnded(request, now: elapsed), $0.executor) }
         if let next = ended.next { start(next, on: executor) }
         for waiter in ended.resume { waiter.resume() }
         ended.drained?.resume()
@@ -139,7 +149,7 @@ final class JobRunner: Sendable {
     }
 
     @inline(never)
-    private func cursorNotSaved(_ job: JobDefinition, error: any Error) {
+    func cursorNotSaved(_ job: JobDefinition, error: any Error) {
         update(job.name) { $0.lastError = "\(error)" }
         logger.error("job store: cannot write the cursor", metadata: ["job": "\(job.name)", "error": "\(error)"])
     }

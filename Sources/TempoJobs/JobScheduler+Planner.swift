@@ -15,9 +15,14 @@ extension JobScheduler {
 
     private func planDates(of job: JobDefinition) async {
         let cursor = await runner.loadCursor(of: job)
+        await runner.wait(for: .control)
         let start = wallClock()
         var source = DateSource(job.schedule, offset: job.offset, start: start, cursor: cursor?.lastDate)
-        guard await catchUpAtStart(job, source: source, cursor: cursor?.lastDate, now: start) else { return }
+        publish(job, source: source, after: start)
+        // Dates before a resume were the pause's: they are not caught up.
+        let resumed = runner.state.withLock { $0.jobs[job.name]?.controlChangedAt }
+        let after = [cursor?.lastDate, resumed].compactMap { $0 }.max()
+        guard await catchUpAtStart(job, source: source, cursor: after, now: start) else { return }
         var reference = wallClock()
         var recovered = Date.distantPast
         while !Task.isCancelled {
@@ -25,6 +30,9 @@ extension JobScheduler {
                 update(job.name) { $0.isStopped = true }
                 logger.info("job has no more dates", metadata: ["job": "\(job.name)"])
                 return
+            }
+            if runner.state.withLock({ $0.jobs[job.name]?.republishAfter.map { date > $0 } ?? false }) {
+                publish(job, source: source, after: reference)
             }
             guard let due = dueInstant(of: date) else { return }
             do {
@@ -238,10 +246,52 @@ extension JobScheduler {
                 metadata: ["job": "\(job.name)", "job.date": "\(date.timeIntervalSince1970)", "running": "\(running)"])
         case .queued:
             logger.debug("job queued a date behind its running run", metadata: ["job": "\(job.name)"])
+        case .paused:
+            logger.debug(
+                "job paused; date not run",
+                metadata: ["job": "\(job.name)", "job.date": "\(date.timeIntervalSince1970)"])
         case .stop:
             return false
         }
         return true
+    }
+
+    /// Publishes the job's schedule in words and its next dates after `reference` to a ``JobControlStore``, in a task
+    /// of its own (one at a time per job; the planner does not wait): the planner publishes again once it plans a
+    /// date past the first three quarters of them. A store error is logged at warning level.
+    private func publish(_ job: JobDefinition, source: DateSource, after reference: Date) {
+        guard let controlStore = runner.controlStore else { return }
+        var dates: [Date] = []
+        var copy = source
+        var last = reference
+        let count = source.isFixedDelay ? 1 : JobDescription.publishedDates
+        while dates.count < count, let date = copy.next(after: last) {
+            dates.append(date)
+            last = date
+        }
+        let republishAfter = dates.count > 1 ? dates[dates.count * 3 / 4] : Date.distantFuture
+        let go = runner.state.withLock { state -> Bool in
+            guard var record = state.jobs[job.name], !record.publishing else { return false }
+            record.publishing = true
+            record.republishAfter = republishAfter
+            state.jobs[job.name] = record
+            return true
+        }
+        guard go else { return }
+        let description = JobDescription(
+            name: job.name, schedule: job.scheduleDescription, nextDates: dates, replica: runner.replica,
+            publishedAt: wallClock())
+        let executor = runner.state.withLock { $0.executor }
+        Task(executorPreference: executor) {
+            do {
+                try await controlStore.publish(description)
+            } catch {
+                self.logger.warning(
+                    "job store: cannot publish the job's next dates",
+                    metadata: ["job": "\(job.name)", "error": "\(error)"])
+            }
+            self.runner.state.withLock { $0.jobs[job.name]?.publishing = false }
+        }
     }
 
     /// Changes one job's statistics under the lock.

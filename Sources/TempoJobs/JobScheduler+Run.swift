@@ -39,6 +39,7 @@ extension JobScheduler {
                 // unstructured tasks that `run()` waits for with the runs, not child tasks: a run starts on its
                 // planner's thread (see `JobRunner.start`), so a body that blocks its thread holds its planner too,
                 // and `run()` must be able to abandon both.
+                self.startControl(on: executor)
                 for job in jobs { self.startPlanner(job, on: executor) }
                 for await job in newJobs { self.startPlanner(job, on: executor) }
                 await self.waitForRuns()
@@ -63,6 +64,47 @@ extension JobScheduler {
                 return state.finishIfDone()
             }
             drained?.resume()
+        }
+    }
+
+    /// Follows the store's control (``JobControlStore/controlUpdates()``) in a task of its own, counted as a planner,
+    /// until shutdown; marks the control read at once for a store that is not a ``JobControlStore``.
+    private func startControl(on executor: (any TaskExecutor)?) {
+        guard let controlStore = runner.controlStore else {
+            runner.state.withLock { $0.controlRead = true }
+            return
+        }
+        runner.state.withLock { $0.planners += 1 }
+        Task(executorPreference: executor) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await controls in controlStore.controlUpdates() { self.apply(controls) }
+                }
+                group.addTask { await self.runner.wait(for: .stop) }
+                await group.next()
+                group.cancelAll()
+            }
+            let drained = self.runner.state.withLock { state -> Drained? in
+                state.planners -= 1
+                for waiter in state.controlWaiters.values { waiter.resume() }
+                state.controlWaiters = [:]
+                state.controlRead = true
+                return state.finishIfDone()
+            }
+            drained?.resume()
+        }
+    }
+
+    /// Applies one control update: pauses and resumes, and starts the run-now runs it allows.
+    private func apply(_ controls: [String: JobControl]) {
+        let now = origin.duration(to: clock.now)
+        let (applied, executor) = runner.state.withLock { ($0.apply(controls, due: now), $0.executor) }
+        for waiter in applied.resume { waiter.resume() }
+        for request in applied.start {
+            logger.info(
+                "job runs now: an operator asked",
+                metadata: ["job": "\(request.job.name)", "job.date": "\(request.date.timeIntervalSince1970)"])
+            runner.start(request, on: executor)
         }
     }
 

@@ -12,6 +12,8 @@ struct RunRequest: Sendable {
     let date: Date
     let due: Duration
     let id: UInt64
+    /// Whether an operator's run-now request started it (``JobControlStore/requestRun(of:)``), not the schedule.
+    var isRunNow = false
 }
 
 /// What a planner does with a date that came.
@@ -19,6 +21,8 @@ enum Admission {
     case start(RunRequest)
     case skipped(running: Int)
     case queued
+    /// The job is paused: the date does not run (counted).
+    case paused
     /// The job or the scheduler stopped: plan no more.
     case stop
 }
@@ -62,6 +66,17 @@ struct JobRecord {
     /// the span that were not claimed at all (skipped by the overlap policy while a claim hung on the database) are
     /// in it too; dates of it that ran are refused when claimed again.
     var outage: Outage?
+    /// Run-now dates of the store's control not started here yet, oldest first (they start when the overlap policy
+    /// lets a run start).
+    var runNowPending: [Date] = []
+    /// Run-now dates this scheduler claimed already (won or not), so that it tries each once.
+    var runNowTried: Set<Date> = []
+    /// When the job's state last changed in the store's control (a resume's date bounds the catch-up at start).
+    var controlChangedAt: Date?
+    /// The date after which the planner publishes the job's next dates again; `nil` before the first publish.
+    var republishAfter: Date?
+    /// Whether a publish of the job is in flight (one at a time).
+    var publishing = false
 }
 
 /// A span of a job's dates that its coordinator could not decide (see ``JobRecord/outage``).
@@ -94,6 +109,8 @@ enum WaitReason {
     case idle(String)
     /// A planner waits for shutdown, to stop planning.
     case stop
+    /// A planner waits for the first read of the store's control (a paused job's dates must not run before it).
+    case control
 }
 
 /// The scheduler's state, behind its lock. Methods return what to do once the lock is released.
@@ -120,6 +137,10 @@ struct SchedulerState {
     var idleWaiters: [UInt64: (job: String, continuation: CheckedContinuation<Void, Never>)] = [:]
     /// Planners waiting for shutdown: one per job, taken all at once.
     var stopWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    /// Whether the store's control was read once (always, for a store that is not a ``JobControlStore``).
+    var controlRead = false
+    /// Planners waiting for the first read of the control.
+    var controlWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
 
     mutating func makeID() -> UInt64 {
         nextID += 1
@@ -150,6 +171,10 @@ struct SchedulerState {
     mutating func admit(_ job: JobDefinition, date: Date, due: Duration) -> Admission {
         guard phase == .running, var record = jobs[job.name], !record.stats.isStopped else { return .stop }
         defer { jobs[job.name] = record }
+        guard !record.stats.isPaused else {
+            record.stats.skippedWhilePaused += 1
+            return .paused
+        }
         let running = record.stats.running
         let request = RunRequest(job: job, date: date, due: due, id: makeID())
         switch job.options.overlap.kind {
@@ -190,7 +215,7 @@ struct SchedulerState {
 
     /// A run ended; returns the queued run to start, the waiters to resume and whether `run()` may end.
     mutating func runEnded(
-        _ request: RunRequest
+        _ request: RunRequest, now: () -> Duration
     ) -> (next: RunRequest?, resume: [CheckedContinuation<Void, Never>], drained: Drained?) {
         let name = request.job.name
         runs[request.id] = nil
@@ -199,13 +224,16 @@ struct SchedulerState {
             record.stats.running -= 1
             if let queued = record.queued {
                 record.queued = nil
-                if phase == .running && !record.stats.isStopped {
+                if phase == .running && !record.stats.isStopped && !record.stats.isPaused {
                     start(queued, in: &record)
                     next = queued
+                } else if record.stats.isPaused {
+                    record.stats.skippedWhilePaused += 1
                 } else {
                     record.stats.skipped += 1
                 }
             }
+            if next == nil, !record.runNowPending.isEmpty { next = startRunNow(in: &record, due: now()) }
             jobs[name] = record
         }
         let resume = jobs[name]?.stats.running == 0 ? takeWaiters(idle: name) : []
@@ -223,8 +251,8 @@ struct SchedulerState {
     }
 
     mutating func takeStopWaiters() -> [CheckedContinuation<Void, Never>] {
-        defer { stopWaiters = [:] }
-        return Array(stopWaiters.values)
+        defer { (stopWaiters, controlWaiters) = ([:], [:]) }
+        return Array(stopWaiters.values) + Array(controlWaiters.values)
     }
 
     /// Registers a waiter for `reason`.
@@ -232,12 +260,55 @@ struct SchedulerState {
         switch reason {
         case .idle(let job): idleWaiters[id] = (job, continuation)
         case .stop: stopWaiters[id] = continuation
+        case .control: controlWaiters[id] = continuation
         }
     }
 
     /// Removes the waiter `id` (its task was cancelled); returns it to resume.
     mutating func removeWaiter(_ id: UInt64) -> CheckedContinuation<Void, Never>? {
         idleWaiters.removeValue(forKey: id)?.continuation ?? stopWaiters.removeValue(forKey: id)
+            ?? controlWaiters.removeValue(forKey: id)
+    }
+
+    /// Applies the store's control: each registered job's state, and its run-now requests not tried here (started
+    /// as far as the overlap policy lets them; the others when a run ends). Returns the runs to start and the
+    /// planners waiting for the first read.
+    mutating func apply(
+        _ controls: [String: JobControl], due: Duration
+    ) -> (start: [RunRequest], resume: [CheckedContinuation<Void, Never>]) {
+        var start: [RunRequest] = []
+        for name in order {
+            guard var record = jobs[name] else { continue }
+            let control = controls[name] ?? JobControl()
+            record.stats.isPaused = control.state == .paused
+            record.controlChangedAt = control.changedAt
+            let requests = Set(control.runRequests)
+            record.runNowTried.formIntersection(requests)
+            record.runNowPending = control.runRequests.filter { !record.runNowTried.contains($0) }
+            while let request = startRunNow(in: &record, due: due) { start.append(request) }
+            jobs[name] = record
+        }
+        controlRead = true
+        defer { controlWaiters = [:] }
+        return (start, Array(controlWaiters.values))
+    }
+
+    /// Starts the oldest pending run-now request of the job when the scheduler runs and the overlap policy lets a
+    /// run start now; `nil` otherwise.
+    private mutating func startRunNow(in record: inout JobRecord, due: Duration) -> RunRequest? {
+        guard phase == .running, !record.stats.isStopped, let date = record.runNowPending.first else { return nil }
+        let running = record.stats.running
+        switch record.definition.options.overlap.kind {
+        case .skip, .queueOne: guard running == 0 else { return nil }
+        case .concurrent(let limit): guard running < limit else { return nil }
+        }
+        record.runNowPending.removeFirst()
+        record.runNowTried.insert(date)
+        var request = RunRequest(job: record.definition, date: date, due: due, id: makeID())
+        request.isRunNow = true
+        record.stats.runNow += 1
+        start(request, in: &record)
+        return request
     }
 
     /// Whether a wait for `reason` is over already.
@@ -245,6 +316,7 @@ struct SchedulerState {
         switch reason {
         case .idle(let name): (jobs[name]?.stats.running ?? 0) == 0
         case .stop: phase != .running
+        case .control: controlRead || phase != .running
         }
     }
 

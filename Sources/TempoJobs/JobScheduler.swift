@@ -126,7 +126,7 @@ public final class JobScheduler<C: Clock>: Service where C.Duration == Duration 
         let origin = clock.now
         self.origin = origin
         self.runner = JobRunner(
-            store: store, coordinator: coordinator, logger: logger,
+            store: store, coordinator: coordinator, logger: logger, wallClock: wallClock,
             elapsed: { origin.duration(to: clock.now) }, sleep: { try await clock.sleep(for: $0) })
     }
 

@@ -29,6 +29,13 @@ public struct JobStats: Sendable, Hashable {
     /// date at a time, at most a thousand or so per span (interval plans and fixed dates are counted exactly), so
     /// that a wall clock set decades ahead costs milliseconds. The dates beyond the count were missed all the same.
     public var missedIsLowerBound = false
+    /// Dates that came while the job was paused (``JobControlStore/pause(job:)``) and did not run; the paused
+    /// span is not caught up after a resume.
+    public var skippedWhilePaused = 0
+    /// Whether the job is paused now, as the scheduler last read its store's control.
+    public var isPaused = false
+    /// Run-now runs started (``JobControlStore/requestRun(of:)``); counted in ``started`` too.
+    public var runNow = 0
     /// Runs going right now.
     public var running = 0
     /// Whether the job stopped for good: its ``JobOptions/Failure/stopJob`` policy met a failure, or its

@@ -68,7 +68,8 @@ public final class PostgresJobCoordinator: JobCoordinator {
     }
 
     let client: PostgresClient
-    let replica: String
+    /// This replica's name, recorded with its claims and its runs' history.
+    public let replica: String
     let configuration: Configuration
     private let abandoned = Mutex(AbandonedDates())
     private let cleaning = Mutex(Cleaning())

@@ -14,23 +14,53 @@ public import TempoJobs
 /// goes on.
 /// Call ``PostgresSchema/migrate(on:logger:)`` first.
 ///
+/// It is a `JobControlStore` too (the tables `tempo_jobs`, `tempo_run_requests` and `tempo_runs`): operators pause,
+/// resume and run jobs now on every replica, and each run is kept in the job's history (the last
+/// ``historyLimit``). A run's history row is added by the statement that finishes its claim and writes its cursor,
+/// so the winner of a date still makes two statements (the claim, then that one). Each scheduler reads the control
+/// of all jobs in one query every ``controlInterval``: keep it under the coordinator's lease
+/// (``PostgresJobCoordinator/Configuration/lease``), as the defaults are (3 s and 10 s), so that every replica
+/// honours a pause within one lease.
+///
 /// Thread-safety: a value type; every method may be called from any task (the client pools its connections).
 public struct PostgresJobStore: JobStore {
-    private let client: PostgresClient
-    private let retry: PostgresRetry
-    private let logger: Logger
+    let client: PostgresClient
+    let retry: PostgresRetry
+    let logger: Logger
+    /// The most runs kept per job in `tempo_runs` (the oldest are removed by the statement that adds a run).
+    public let historyLimit: Int
+    /// How often a scheduler reads the control of all jobs (``controlUpdates()``).
+    public let controlInterval: Duration
 
     /// Creates a store on `client`, whose `run()` must be going while the store is used.
     ///
     /// - Parameters:
     ///   - client: The database's client.
     ///   - retry: How failed calls are retried (default: the defaults of ``PostgresRetry``).
+    ///   - historyLimit: The most runs kept per job: 0 keeps none, at most 1,000,000 (default 100).
+    ///   - controlInterval: How often a scheduler reads the operators' control (default 3 s; at least 10 ms, at most
+    ///     an hour).
     ///   - logger: Where retries are logged.
-    /// - Throws: `JobError` `invalidConfiguration` naming a bad retry value.
-    public init(client: PostgresClient, retry: PostgresRetry = PostgresRetry(), logger: Logger) throws(JobError) {
+    /// - Throws: `JobError` `invalidConfiguration` naming a bad retry value, history limit or interval.
+    public init(
+        client: PostgresClient, retry: PostgresRetry = PostgresRetry(), historyLimit: Int = 100,
+        controlInterval: Duration = .seconds(3), logger: Logger
+    ) throws(JobError) {
         try retry.validate()
+        guard (0...1_000_000).contains(historyLimit) else {
+            throw JobError(
+                .invalidConfiguration,
+                message: "the history limit must be between 0 and 1,000,000 runs per job, not \(historyLimit)")
+        }
+        guard controlInterval >= .milliseconds(10), controlInterval <= .seconds(3600) else {
+            throw JobError(
+                .invalidConfiguration,
+                message: "the control interval must be between 10 ms and 1 hour, not \(controlInterval)")
+        }
         self.client = client
         self.retry = retry
+        self.historyLimit = historyLimit
+        self.controlInterval = controlInterval
         self.logger = logger
     }
 

@@ -11,6 +11,9 @@
 // tempo-pg-replica bench SOCKET DATABASE REPLICA [--jobs J] [--every-ms P] [--spread-ms W] [--seconds N] [--local 1]
 //     J jobs every P ms with empty bodies for N seconds (see BenchMode.swift); prints runs, date-to-start times,
 //     claim times and CPU time. `--local 1`: the same jobs on one scheduler without the database (the baseline).
+// tempo-pg-replica history SOCKET DATABASE REPLICA [--runs N] [--rounds R]
+//     The cost per run of keeping history (issue #45; see HistoryMode.swift): finishing statements with and without
+//     the `tempo_runs` insert, alternated, timed, with pg_stat_statements' own means beside.
 //
 // Every line is flushed at once. Built with the trait Postgres only (otherwise it says so and exits 2).
 #if Postgres
@@ -25,6 +28,8 @@ case "run":
     try await runMode(Options(arguments.dropFirst(2)))
 case "bench":
     try await benchMode(Options(arguments.dropFirst(2)))
+case "history":
+    try await historyMode(Options(arguments.dropFirst(2)))
 default:
     try await claimMode(arguments)
 }

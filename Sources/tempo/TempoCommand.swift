@@ -14,12 +14,21 @@ struct TempoCommand: AsyncParsableCommand {
         commandName: "tempo",
         abstract: "Measure timer punctuality and run things on a drift-free schedule.",
         version: tempoVersion,
-        subcommands: [
-            LatencyCommand.self, BenchCommand.self, EveryCommand.self, CountdownCommand.self, TickCommand.self,
-            NextCommand.self,
-        ]
+        subcommands: tempoSubcommands
     )
 }
+
+#if Jobs
+private let tempoSubcommands: [any ParsableCommand.Type] = [
+    LatencyCommand.self, BenchCommand.self, EveryCommand.self, CountdownCommand.self, TickCommand.self,
+    NextCommand.self, JobsCommand.self,
+]
+#else
+private let tempoSubcommands: [any ParsableCommand.Type] = [
+    LatencyCommand.self, BenchCommand.self, EveryCommand.self, CountdownCommand.self, TickCommand.self,
+    NextCommand.self,
+]
+#endif
 
 /// The entry point: makes standard output line-buffered, rejects negative values by name, then runs the command.
 @main

@@ -16,6 +16,9 @@ extension PostgresTests {
             "SELECT job, planned_at FROM tempo_claims", "UPDATE tempo_claims SET lease_until",
             "DELETE FROM tempo_claims",
             "SELECT last_date", "CREATE EXTENSION", "SELECT queryid",
+            // Issue #45: the control of all jobs, read every control interval (not per date), and a job's next dates,
+            // published at the start and once per 15 dates (by every replica, off the runs' path).
+            "SELECT j.job, j.state", "INSERT INTO tempo_jobs",
         ]
 
         @Test func anAtLeastOnceDateCostsItsWinnerAtMostTwoStatements() async throws {

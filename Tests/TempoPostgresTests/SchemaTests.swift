@@ -10,12 +10,12 @@ extension PostgresTests {
     @Suite struct SchemaTests {
         @Test func migratingAMigratedDatabaseFindsItsVersionAndChangesNothing() async throws {
             try await withDatabase { _, client in
-                // Three replicas migrating at once (the fixture migrated already: they all find version 2).
+                // Three replicas migrating at once (the fixture migrated already: they all find version 3).
                 let found = try await migrateThreeAtOnce(client)
-                #expect(found == [2, 2, 2])
+                #expect(found == [3, 3, 3])
                 #expect(
                     try await integers("SELECT version::bigint FROM tempo_schema ORDER BY version", on: client) == [
-                        1, 2,
+                        1, 2, 3,
                     ])
             }
         }
@@ -23,21 +23,21 @@ extension PostgresTests {
         @Test func concurrentFirstMigrationsCreateTheTablesOnceAndRecordTheVersion() async throws {
             try await withDatabase(migrated: false) { _, client in
                 let found = try await migrateThreeAtOnce(client)
-                #expect(found.sorted() == [0, 2, 2])
+                #expect(found.sorted() == [0, 3, 3])
                 #expect(
                     try await integers("SELECT version::bigint FROM tempo_schema ORDER BY version", on: client) == [
-                        1, 2,
+                        1, 2, 3,
                     ])
                 #expect(
                     try await integers(
                         """
                         SELECT count(*) FROM information_schema.tables \
-                        WHERE table_name IN ('tempo_claims', 'tempo_cursors')
-                        """, on: client) == [2])
+                        WHERE table_name IN ('tempo_claims', 'tempo_cursors', 'tempo_jobs', 'tempo_run_requests', 'tempo_runs')
+                        """, on: client) == [5])
             }
         }
 
-        @Test func version1MigratesToVersion2KeepingItsRowsAndAddingTheIndexes() async throws {
+        @Test func version1MigratesToTheCurrentVersionKeepingItsRowsAndAddingTheIndexesAndTables() async throws {
             try await withDatabase(migrated: false) { _, client in
                 try await step("creating version 1 as the former release did, with a claim and a cursor") {
                     try await client.query(
@@ -57,7 +57,7 @@ extension PostgresTests {
                 #expect(found == 1)
                 #expect(
                     try await integers("SELECT version::bigint FROM tempo_schema ORDER BY version", on: client) == [
-                        1, 2,
+                        1, 2, 3,
                     ])
                 #expect(
                     try await integers(
@@ -82,6 +82,10 @@ extension PostgresTests {
                 }
                 #expect(error?.code == .newerSchema)
                 #expect(error?.message.contains("version 7") == true)
+                let checked = await #expect(throws: JobError.self) {
+                    try await PostgresSchema.checkVersion(on: client, logger: Logger(label: "test"))
+                }
+                #expect(checked?.code == .newerSchema && checked?.message.contains("version 7") == true)
             }
         }
 
