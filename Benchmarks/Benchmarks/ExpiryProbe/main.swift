@@ -11,44 +11,58 @@ import Dispatch
 import Synchronization
 import Tempo
 
+/// Tempo's monotonic clock in nanoseconds (each subject is timed on its own clock: Dispatch's uptime need not be the
+/// same kernel clock).
+func tempoNanoseconds() -> UInt64 {
+    let (seconds, attoseconds) = SystemScheduler.shared.now(.monotonic).offset.components
+    return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+}
+
+func dispatchNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
 /// Counts handler runs and notes the clock when the last expected one ran.
 final class Counter: Sendable {
     let fired = Atomic<Int>(0)
     let target: Int
     let last = Atomic<UInt64>(0)
     let done = DispatchSemaphore(value: 0)
+    let clock: @Sendable () -> UInt64
 
-    init(target: Int) { self.target = target }
+    init(target: Int, clock: @escaping @Sendable () -> UInt64) {
+        self.target = target
+        self.clock = clock
+    }
 
     func fire() {
         if fired.wrappingAdd(1, ordering: .relaxed).newValue == target {
-            last.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+            last.store(clock(), ordering: .relaxed)
             done.signal()
         }
     }
 }
 
-/// Arms `count` timers at one deadline far enough out for the arming to end first; returns ns per fired timer.
-func tempoRound(_ count: Int) -> Double {
-    let counter = Counter(target: count)
-    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(count) * 3_000 + 200_000_000
+/// Arms `count` timers at one deadline far enough out for the arming to end first; returns ns per fired timer, or
+/// `nil` when the arming still outlasted the lead (a loaded machine): that round is left out.
+func tempoRound(_ count: Int) -> Double? {
+    let counter = Counter(target: count, clock: tempoNanoseconds)
+    let deadline = tempoNanoseconds() + UInt64(count) * 10_000 + 500_000_000
     let instant = TimerInstant(offset: .nanoseconds(Int64(deadline)))
     var timers: [TempoTimer] = []
     timers.reserveCapacity(count)
     for _ in 0..<count {
         timers.append(try! TempoTimer(.at(.monotonic(instant))) { _ in counter.fire() }.start())
     }
-    precondition(DispatchTime.now().uptimeNanoseconds < deadline, "arming took longer than the lead")
+    let inTime = tempoNanoseconds() < deadline
     counter.done.wait()
-    let cost = Double(counter.last.load(ordering: .relaxed) - deadline) / Double(count)
+    let cost = (Double(counter.last.load(ordering: .relaxed)) - Double(deadline)) / Double(count)
     for timer in timers { timer.cancel() }
-    return cost
+    return inTime ? cost : nil
 }
 
-func dispatchRound(_ count: Int) -> Double {
-    let counter = Counter(target: count)
+func dispatchRound(_ count: Int) -> Double? {
+    let counter = Counter(target: count, clock: dispatchNanoseconds)
     let queue = DispatchQueue(label: "probe.dispatch")
-    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(count) * 20_000 + 200_000_000
+    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(count) * 40_000 + 500_000_000
     var sources: [any DispatchSourceTimer] = []
     sources.reserveCapacity(count)
     for _ in 0..<count {
@@ -58,12 +72,12 @@ func dispatchRound(_ count: Int) -> Double {
         source.resume()
         sources.append(source)
     }
-    precondition(DispatchTime.now().uptimeNanoseconds < deadline, "arming took longer than the lead")
+    let inTime = DispatchTime.now().uptimeNanoseconds < deadline
     counter.done.wait()
-    let cost = Double(counter.last.load(ordering: .relaxed) - deadline) / Double(count)
+    let cost = (Double(counter.last.load(ordering: .relaxed)) - Double(deadline)) / Double(count)
     for source in sources { source.cancel() }
     queue.sync {}
-    return cost
+    return inTime ? cost : nil
 }
 
 /// `count` repeating timers of 5 ms, all due at the same instants, 4 ticks each; returns (ticks, overlaps).
@@ -71,9 +85,8 @@ func overlapRound(_ count: Int) -> (ticks: Int, overlaps: Int) {
     final class Busy: Sendable { let flag = Atomic<Bool>(false) }
     let ticks = Atomic<Int>(0)
     let overlaps = Atomic<Int>(0)
-    let counter = Counter(target: count * 4)
-    let first = TimerInstant(offset: .nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds))) + .milliseconds(200)
-        + .microseconds(3) * count
+    let counter = Counter(target: count * 4, clock: tempoNanoseconds)
+    let first = SystemScheduler.shared.now(.monotonic) + .milliseconds(200) + .microseconds(3) * count
     var timers: [TempoTimer] = []
     for _ in 0..<count {
         let busy = Busy()
@@ -109,11 +122,24 @@ for count in counts {
     var dispatch: [Double] = []
     var ratios: [Double] = []
     for round in 0..<rounds {
-        let (t, d) = round % 2 == 0 ? (tempoRound(count), dispatchRound(count)) : ({ let d = dispatchRound(count); return (tempoRound(count), d) })()
+        let t: Double?
+        let d: Double?
+        if round % 2 == 0 {
+            t = tempoRound(count)
+            d = dispatchRound(count)
+        } else {
+            d = dispatchRound(count)
+            t = tempoRound(count)
+        }
+        guard let t, let d else {
+            print("round \(round + 1) at \(count) left out: arming outlasted the lead")
+            continue
+        }
         tempo.append(t)
         dispatch.append(d)
         ratios.append(t / d)
     }
+    guard !ratios.isEmpty else { continue }
     func show(_ values: [Double]) -> String {
         "\(Int(median(values).rounded())) (\(Int(values.min()!.rounded()))-\(Int(values.max()!.rounded())))"
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TempoLocks
 
 /// Something the delivery pool runs: a timer's mailbox, drained until it is empty.
@@ -61,6 +62,10 @@ final class DeliveryPool: Sendable {
 
     private let workerLimit: Int
     private let state = TempoMutex(State())
+    /// Whether a check for stuck workers is armed (mirrors `State.checkScheduled`): a worker running a batch then
+    /// marks each lane it starts as a new delivery in `busySince`, so that a long batch of short handlers does not
+    /// look like one stuck delivery. Read without the lock, once per lane of a batch.
+    private let checkPending = Atomic<Bool>(false)
     private let wakeups = DispatchSemaphore(value: 0)
 
     init(workers: Int) {
@@ -98,6 +103,7 @@ final class DeliveryPool: Sendable {
             }
             guard !state.checkScheduled else { return (false, nil, false) }
             state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
             return (false, nil, true)
         }
         if wake { wakeups.signal() }
@@ -127,6 +133,7 @@ final class DeliveryPool: Sendable {
             let unserved = lanes.count - wake - starts.count
             guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
             state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
             return (wake, starts, true)
         }
         for _ in 0..<wake { wakeups.signal() }
@@ -154,6 +161,7 @@ final class DeliveryPool: Sendable {
             let unserved = helpers - wake - starts.count
             guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
             state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
             return (wake, starts, true)
         }
         for _ in 0..<wake { wakeups.signal() }
@@ -201,6 +209,7 @@ final class DeliveryPool: Sendable {
             if state.started < workerLimit { return (false, startWorker(&state), false) }
             guard !state.checkScheduled else { return (false, nil, false) }
             state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
             return (false, nil, true)
         }
         if wake { wakeups.signal() }
@@ -246,10 +255,12 @@ final class DeliveryPool: Sendable {
         let now = PlatformClock.now(.monotonic)
         let (start, again) = state.withLock { state -> (Int?, Bool) in
             state.checkScheduled = false
+            checkPending.store(false, ordering: .relaxed)
             guard state.count > 0, state.idle == 0 else { return (nil, false) }
             let stuck = state.busySince.allSatisfy { since in since.map { now - $0 >= Self.stuckAfter } ?? false }
             let start = stuck && state.started < workerLimit + Self.extraWorkerLimit ? startWorker(&state) : nil
             state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
             return (start, true)
         }
         if let start { launch(worker: start) }
@@ -313,7 +324,11 @@ final class DeliveryPool: Sendable {
             case .lane(let lane):
                 lane.runDeliveries()
             case .batch(let batch):
-                batch.run()
+                batch.run { [self] in
+                    guard checkPending.load(ordering: .relaxed) else { return }
+                    let now = PlatformClock.now(.monotonic)
+                    state.withLock { $0.busySince[index] = now }
+                }
                 state.withLock { state in
                     if batch.inRing, state.count > 0, case .batch(let head) = state.ring[state.head], head === batch {
                         batch.inRing = false

@@ -105,6 +105,14 @@ final class LaneBatch: @unchecked Sendable {
         }
     }
 
+    /// Runs lanes until none is left to take, calling `beforeEach` before each.
+    func run(_ beforeEach: () -> Void) {
+        while let lane = take() {
+            beforeEach()
+            lane.runDeliveries()
+        }
+    }
+
     /// A pool worker joins (under the pool's lock) or leaves (after its last ``take()``).
     func join() { members.add(1, ordering: .relaxed) }
     func leave() { members.subtract(1, ordering: .releasing) }

@@ -25,8 +25,8 @@ extension TempoTimer {
         handler: TimerHandler? = nil
     ) throws(TempoError) {
         let delivery = try handler?.delivery(for: schedule) ?? schedule.delivery
-        // Validated by `configuration(delivery:now:)`.
-        let configuration = try schedule.configuration(delivery: delivery) { scheduler.now(schedule.clock) }
+        // Validated by `configuration(delivery:scheduler:)`.
+        let configuration = try schedule.configuration(delivery: delivery, scheduler: scheduler)
         switch handler?.body {
         case .tick(let body):
             try self.init(

@@ -77,7 +77,7 @@ public final class TempoTimer: Sendable {
         if !validated { try configuration.validate() }
         let clock = configuration.clock
         if let system = Self.systemScheduler(scheduler) {
-            let driver = system.driver(for: clock)
+            let driver = system._withUnsafeGuaranteedRef { $0.driver(for: clock) }
             switch configuration.delivery.kind {
             case .immediate: engine = .systemInline(driver)
             case .privateQueue: engine = .systemPool(driver)
@@ -100,11 +100,13 @@ public final class TempoTimer: Sendable {
     /// `scheduler` as ``SystemScheduler`` when it is one (the class is final, so its type is compared exactly).
     ///
     /// Opening the existential and comparing metatypes costs a few instructions; `as?` goes through the runtime's
-    /// dynamic cast on every timer created.
-    private static func systemScheduler<Scheduler: TimerScheduler>(_ scheduler: Scheduler) -> SystemScheduler? {
+    /// dynamic cast on every timer created. Unretained: the caller's `scheduler` keeps it alive meanwhile.
+    private static func systemScheduler<Scheduler: TimerScheduler>(
+        _ scheduler: Scheduler
+    ) -> Unmanaged<SystemScheduler>? {
         guard Scheduler.self == SystemScheduler.self else { return nil }
-        // `Scheduler` is `SystemScheduler`: the value is that class's reference, loaded (and retained) as such.
-        return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: SystemScheduler.self) }
+        // `Scheduler` is `SystemScheduler`: the value is that class's reference, loaded (not retained) as such.
+        return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: Unmanaged<SystemScheduler>.self) }
     }
 
     // MARK: State

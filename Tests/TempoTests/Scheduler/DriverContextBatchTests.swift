@@ -102,11 +102,7 @@ import Testing
         _ = context.take(blocking)
         for index in 1..<10 { _ = context.take(Lane(index, log: log, done: done)) }
         context.acceptsMailbox = false
-        let runner = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            context.runTaken(on: pool)
-            runner.signal()
-        }
+        let thread = Thread { context.runTaken(on: pool) }
         thread.start()
         blocking.started.wait()
         // What the driver's other thread does when it takes over waiting: a worker comes for the waiting lanes.
@@ -114,7 +110,7 @@ import Testing
         for _ in 1..<10 { done.wait() }
         #expect(log.indices == Array(1..<10), "the worker ran the other lanes, in order, while the first was held")
         blocking.release.signal()
-        runner.wait()
+        thread.join()
         #expect(pool.waitingCount == 0)
     }
 }
