@@ -284,7 +284,7 @@ final class ClockDriver: Sendable {
             // DriverContext). Before re-arming, so that no system call comes between the deadline and the handlers.
             // Meanwhile the deputy's timer is still set for this wake's deadline + the hand-over delay: handlers
             // running longer than that hand the waiting over to the other thread.
-            context.runTaken(on: .shared)
+            context.runTaken(on: .shared) { alarm.canRunDeliveriesOnWaiter }
             // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
             alarmState.withLock { rearm(&$0) }
         }

@@ -140,7 +140,11 @@ final class DriverContext: @unchecked Sendable {
     /// Runs the lanes taken in this wake, in the order they were taken: a lone one on this thread; several as one
     /// ``LaneBatch`` submitted to `pool` and run by this thread with the workers it wakes (one per
     /// ``DeliveryPool/lanesPerHelper`` lanes). Returns once every lane was taken (some may still run on workers).
-    func runTaken(on pool: DeliveryPool) {
+    ///
+    /// - Parameter standsBy: Whether the clock's other thread still stands by to take over waiting. When it does not
+    ///   (it took over already, while the due work ran long, and will not call in a pool worker again), a worker is
+    ///   called in for the batch at once, so that a handler that blocks this thread cannot hold the batch's others.
+    func runTaken(on pool: DeliveryPool, standsBy: () -> Bool = { true }) {
         guard let first = mailbox else { return }
         mailbox = nil
         guard !deferred.isEmpty else {
@@ -157,6 +161,8 @@ final class DriverContext: @unchecked Sendable {
         }
         batch.fill(first: first, rest: &deferred)
         pool.submit(batch: batch, helpers: batch.count / DeliveryPool.lanesPerHelper)
+        // After the submission: a take-over from now on finds the batch in the ring and calls a worker in itself.
+        if !standsBy() { pool.serveWaiting() }
         batch.run()
         pool.finish(batch)
     }

@@ -113,4 +113,27 @@ import Testing
         thread.join()
         #expect(pool.waitingCount == 0)
     }
+
+    /// When the clock's other thread took over waiting before the batch was submitted (the wake's due work ran long),
+    /// no take-over will call a worker in: the driver thread does it itself, so a blocked first lane still cannot
+    /// hold the others.
+    @Test(.timeLimit(.minutes(1))) func aWorkerIsCalledInAtOnceWhenNoThreadStandsBy() {
+        let log = Log()
+        let done = DispatchSemaphore(value: 0)
+        let pool = DeliveryPool(workers: 1)
+        let context = DriverContext(index: 0)
+        let blocking = BlockingLane()
+        context.acceptsMailbox = true
+        _ = context.take(blocking)
+        for index in 1..<10 { _ = context.take(Lane(index, log: log, done: done)) }
+        context.acceptsMailbox = false
+        let thread = Thread { context.runTaken(on: pool, standsBy: { false }) }
+        thread.start()
+        blocking.started.wait()
+        // Nobody calls `serveWaiting()` here.
+        for _ in 1..<10 { done.wait() }
+        #expect(log.indices == Array(1..<10))
+        blocking.release.signal()
+        thread.join()
+    }
 }
