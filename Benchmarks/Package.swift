@@ -33,6 +33,13 @@ let package = Package(
             dependencies: ["CProcessStats", .product(name: "Tempo", package: "Tempo")],
             path: "Benchmarks/WheelProbe"
         ),
+        // Mass expiry of TempoTimers against Dispatch sources, and a check that each timer's handlers stay serial
+        // (`swift build -c release --product ExpiryProbe`; issue #44).
+        .executableTarget(
+            name: "ExpiryProbe",
+            dependencies: [.product(name: "Tempo", package: "Tempo")],
+            path: "Benchmarks/ExpiryProbe"
+        ),
         // The instrument hook's per-tick cost, no instrument against a no-op one, with its own loops
         // (`swift run -c release InstrumentProbe`): a second check of TickerBenchmarks' `InstrumentTick` rows.
         .executableTarget(

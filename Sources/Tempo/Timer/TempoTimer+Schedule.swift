@@ -25,17 +25,20 @@ extension TempoTimer {
         handler: TimerHandler? = nil
     ) throws(TempoError) {
         let delivery = try handler?.delivery(for: schedule) ?? schedule.delivery
-        let configuration = try schedule.configuration(delivery: delivery) { scheduler.now(schedule.clock) }
+        // Validated by `configuration(delivery:scheduler:)`.
+        let configuration = try schedule.configuration(delivery: delivery, scheduler: scheduler)
         switch handler?.body {
         case .tick(let body):
             try self.init(
                 configuration: configuration, scheduler: scheduler, targetIsAlive: handler?.targetIsAlive,
-                handler: body)
+                handler: body, validated: true)
         case .timer(let body):
-            try self.init(configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil)
+            try self.init(
+                configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil, validated: true)
             addObserver(body)
         case nil:
-            try self.init(configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil)
+            try self.init(
+                configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil, validated: true)
         }
     }
 

@@ -65,16 +65,19 @@ public final class TempoTimer: Sendable {
         try self.init(configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: handler)
     }
 
+    /// - Parameter validated: Whether the caller has just validated `configuration` (``TimerSchedule`` does, to
+    ///   make it): the common path then checks it once, not twice.
     init(
         configuration: Configuration,
         scheduler: any TimerScheduler,
         targetIsAlive: (@Sendable () -> Bool)?,
-        handler: Handler?
+        handler: Handler?,
+        validated: Bool = false
     ) throws(TempoError) {
-        try configuration.validate()
+        if !validated { try configuration.validate() }
         let clock = configuration.clock
         if let system = Self.systemScheduler(scheduler) {
-            let driver = system.driver(for: clock)
+            let driver = system._withUnsafeGuaranteedRef { $0.driver(for: clock) }
             switch configuration.delivery.kind {
             case .immediate: engine = .systemInline(driver)
             case .privateQueue: engine = .systemPool(driver)
@@ -97,11 +100,13 @@ public final class TempoTimer: Sendable {
     /// `scheduler` as ``SystemScheduler`` when it is one (the class is final, so its type is compared exactly).
     ///
     /// Opening the existential and comparing metatypes costs a few instructions; `as?` goes through the runtime's
-    /// dynamic cast on every timer created.
-    private static func systemScheduler<Scheduler: TimerScheduler>(_ scheduler: Scheduler) -> SystemScheduler? {
+    /// dynamic cast on every timer created. Unretained: the caller's `scheduler` keeps it alive meanwhile.
+    private static func systemScheduler<Scheduler: TimerScheduler>(
+        _ scheduler: Scheduler
+    ) -> Unmanaged<SystemScheduler>? {
         guard Scheduler.self == SystemScheduler.self else { return nil }
-        // `Scheduler` is `SystemScheduler`: the value is that class's reference, loaded (and retained) as such.
-        return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: SystemScheduler.self) }
+        // `Scheduler` is `SystemScheduler`: the value is that class's reference, loaded (not retained) as such.
+        return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: Unmanaged<SystemScheduler>.self) }
     }
 
     // MARK: State
@@ -213,7 +218,7 @@ public final class TempoTimer: Sendable {
     @discardableResult
     public func start() -> TempoTimer {
         let now = now()
-        perform { $0.start(now: now) }
+        perform(now: now) { $0.start(now: now) }
         return self
     }
 
@@ -334,35 +339,49 @@ public final class TempoTimer: Sendable {
 
     // MARK: Machinery
 
-    func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
+    ///
+    /// `now`, when the caller read the timer's clock just before, is passed on to the scheduler: on the monotonic
+    /// clock it serves as the new action's ordering stamp, so that the driver need not read the clock again (see
+    /// ``ClockDriver``).
+    func perform(now: TimerInstant? = nil, _ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
         // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
         // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
         // the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and no work runs
         // under it). Other schedulers are armed after the lock is released (``run(_:)``).
-        let actions = machine.withLock { machine in
-            var actions = transition(&machine)
-            switch actions.scheduler {
-            case .none, .disarm:
-                break
-            case .arm(let arm):
-                if let driver = unretainedDriver {
-                    driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine) }
-                    actions.scheduler = .none
-                }
-            case .replace(let old, let arm):
-                if let driver = unretainedDriver {
-                    driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine) }
-                    actions.scheduler = .disarm(old)
-                }
-            }
-            return actions
-        }
+        let actions = machine.withLock { machine in armUnderLock(transition(&machine), &machine, now: now) }
         run(actions)
     }
 
+    /// Makes the ``SystemScheduler`` arm of `actions` under the timer's lock (see ``perform(_:)``) and returns what is
+    /// left to ``run(_:)`` once the lock is released.
+    @inline(__always)
+    private func armUnderLock(
+        _ actions: TimerStateMachine.Actions, _ machine: inout TimerStateMachine, now: TimerInstant?
+    ) -> TimerStateMachine.Actions {
+        var actions = actions
+        switch actions.scheduler {
+        case .none, .disarm:
+            break
+        case .arm(let arm):
+            if let driver = unretainedDriver {
+                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, now: now) }
+                actions.scheduler = .none
+            }
+        case .replace(let old, let arm):
+            if let driver = unretainedDriver {
+                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, now: now) }
+                actions.scheduler = .disarm(old)
+            }
+        }
+        return actions
+    }
+
     /// Inserts `arm` into ``SystemScheduler`` and records its handle; called under the timer's lock.
-    private func armSystem(_ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine) {
-        let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: .timer(self))
+    private func armSystem(
+        _ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine, now: TimerInstant?
+    ) {
+        let monotonicNow = driver.clock == .monotonic ? now?.nanosecondsRoundedDown : nil
+        let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: .timer(self), now: monotonicNow)
         // Always recorded: the transition that requested the arm left the machine waiting for exactly this one.
         if !machine.armed(action, generation: arm.generation) {
             assertionFailure("an arm request was not recorded in the critical section that made it")
@@ -438,15 +457,24 @@ public final class TempoTimer: Sendable {
     }
 
     /// Runs queued deliveries one at a time until the mailbox is empty.
+    ///
+    /// After a scheduled tick's handlers return, the next step is taken in the same critical section that reports
+    /// the delivery (``TimerStateMachine/scheduledTickDelivered()``, which may arm the next deadline): one lock
+    /// round trip per tick fewer than reporting and then asking.
     private func drain() {
         var target = TimerStateMachine.TargetCheck.unchecked
+        var delivered = false
         while true {
             let now = now()
-            let step = machine.withLock { machine in
+            let (step, actions) = machine.withLock { machine in
+                let actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: now) : .none
                 let step = machine.nextStep(now: now, target: target)
                 if case .tick = step { claimsInFlight.add(1, ordering: .relaxed) }
-                return step
+                return (step, actions)
             }
+            delivered = false
+            // Another scheduler's arm, made outside the lock (a tick's delivery never starts a drain: this one runs).
+            run(actions)
             target = .unchecked
             switch step {
             case .idle:
@@ -462,9 +490,7 @@ public final class TempoTimer: Sendable {
                 } else {
                     handlers(tick)
                 }
-                if !tick.isManual {
-                    perform { $0.scheduledTickDelivered() }
-                }
+                delivered = !tick.isManual
             case .state(let newState, let handler):
                 handler(newState)
             case .targetGone:
@@ -482,10 +508,12 @@ extension TempoTimer: DeliveryLane {
     }
 
     /// ``SystemScheduler`` reached the deadline of the action `id` (armed under the timer's lock, so a live one is
-    /// recorded as armed).
-    func scheduledActionReached(id: UInt64) {
-        let now = now()
-        perform { $0.deadlineReached(actionID: id, now: now) }
+    /// recorded as armed); `now` is the clock's reading of the wake that found it due (the ticks it claims are due by
+    /// then), or `nil` to read the clock.
+    func scheduledActionReached(id: UInt64, now wakeNow: TimerInstant? = nil) {
+        let now = wakeNow ?? self.now()
+        // The wake's reading is older than this call: not a stamp for an arm made here (see `perform(now:_:)`).
+        perform(now: wakeNow == nil ? now : nil) { $0.deadlineReached(actionID: id, now: now) }
     }
 
     /// A pool worker drains the mailbox.
