@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TempoMetrics", targets: ["TempoMetrics"]),
         .library(name: "TempoTracing", targets: ["TempoTracing"]),
         .library(name: "TempoPostgres", targets: ["TempoPostgres"]),
+        .library(name: "TempoJobsPage", targets: ["TempoJobsPage"]),
         .executable(name: "tempo", targets: ["tempo"]),
     ],
     traits: [
@@ -49,6 +50,15 @@ let package = Package(
                 """,
             enabledTraits: ["Jobs"]
         ),
+        .trait(
+            name: "Dashboard",
+            description: """
+                Builds `TempoJobsPage` (the operator's web page of the jobs, mounted on an app's Hummingbird \
+                router), the only product that needs hummingbird-project/hummingbird. Off by default: name \
+                `traits: ["Jobs", "Dashboard"]` to use it.
+                """,
+            enabledTraits: ["Jobs"]
+        ),
         .default(enabledTraits: ["CLI", "Jobs", "Observability"]),
         .trait(
             name: "TSanVisibleLocks",
@@ -71,6 +81,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // No traits: the page needs neither swift-configuration nor full Foundation.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Thin C shims for Linux system calls that Glibc's module map does not expose (timerfd, prctl).
@@ -128,6 +141,31 @@ let package = Package(
                 "TempoJobs",
                 "TempoLocks",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+            ]
+        ),
+        // The operator's page of the jobs on Hummingbird 2 (issue #45; sources compile to nothing without the trait).
+        .target(
+            name: "TempoJobsPage",
+            dependencies: [
+                "TempoJobs",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Dashboard"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Dashboard"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
+            ]
+        ),
+        // The browser test's app: the page over two jobs on PostgreSQL (not a product; a stub without both traits).
+        .executableTarget(
+            name: "tempo-page-demo",
+            dependencies: [
+                "TempoJobs",
+                "TempoJobsPage",
+                "TempoPostgres",
+                "TempoPlans",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Jobs"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Dashboard"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ]
         ),
@@ -229,6 +267,18 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // The page's router tests (compile to nothing without the Dashboard trait).
+        .testTarget(
+            name: "TempoJobsPageTests",
+            dependencies: [
+                "TempoJobs",
+                "TempoJobsPage",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Dashboard"])),
+                .product(
+                    name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Dashboard"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Dashboard"])),
             ]
         ),
         // Against a throwaway PostgreSQL server (skipped without its binaries, unless TEMPO_REQUIRE_POSTGRES=1).
