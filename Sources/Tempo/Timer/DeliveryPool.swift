@@ -46,6 +46,12 @@ final class DeliveryPool: Sendable {
         /// When each started worker took its current delivery (`nil`: waiting).
         var busySince: [TimerInstant?] = []
         var checkScheduled = false
+        /// Workers woken or started for a lane that have not taken one yet: as many lanes of the ring have a worker
+        /// on its way (for stall reports).
+        var coming = 0
+        /// Lanes queued, ever, that found no idle worker and no worker to start: each waited for a busy one (for
+        /// stall reports).
+        var waited = 0
     }
 
     private let workerLimit: Int
@@ -59,6 +65,24 @@ final class DeliveryPool: Sendable {
     /// The number of lanes waiting for a worker (for stall reports).
     var waitingCount: Int { state.withLock { $0.count } }
 
+    /// What a stall report counts from: the lanes that waited for a busy worker so far, and those waiting now.
+    struct WaitMark: Sendable {
+        let waited: Int
+        let waiting: Int
+    }
+
+    /// The mark a handler run on a worker takes before it starts, for ``lanesDelayed(since:)`` when it returns.
+    var waitMark: WaitMark {
+        state.withLock { WaitMark(waited: $0.waited, waiting: max(0, $0.count - $0.coming)) }
+    }
+
+    /// How many lanes waited for a worker while the run that took `mark` held one: those already waiting then
+    /// (no worker on its way for them), and every lane queued since that found no worker free, whether or not it is
+    /// still waiting now (a worker started for stuck ones may have run it meanwhile).
+    func lanesDelayed(since mark: WaitMark) -> Int {
+        state.withLock { mark.waiting + $0.waited - mark.waited }
+    }
+
     /// Queues `lane` to be run by a worker.
     ///
     /// - Complexity: O(1), amortized over the ring's growth; no allocation once it has grown.
@@ -67,11 +91,13 @@ final class DeliveryPool: Sendable {
             append(lane, to: &state)
             if state.idle > 0 {
                 state.idle -= 1
+                state.coming += 1
                 return (true, nil, false)
             }
             if state.started < workerLimit {
                 return (false, startWorker(&state), false)
             }
+            state.waited += 1
             guard !state.checkScheduled else { return (false, nil, false) }
             state.checkScheduled = true
             return (false, nil, true)
@@ -94,6 +120,7 @@ final class DeliveryPool: Sendable {
             }
             let wake = min(state.idle, lanes.count)
             state.idle -= wake
+            state.coming += wake
             let first = state.started
             while state.started < workerLimit, state.started - first < lanes.count - wake {
                 _ = startWorker(&state)
@@ -101,6 +128,7 @@ final class DeliveryPool: Sendable {
             let starts = first..<state.started
             // As `submit(_:)` does for each lane that finds no idle worker and none to start.
             let unserved = lanes.count - wake - starts.count
+            state.waited += unserved
             guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
             state.checkScheduled = true
             return (wake, starts, true)
@@ -125,6 +153,7 @@ final class DeliveryPool: Sendable {
 
     private func startWorker(_ state: inout State) -> Int {
         state.started += 1
+        state.coming += 1
         state.busySince.append(PlatformClock.now(.monotonic))
         return state.started - 1
     }
@@ -176,9 +205,12 @@ final class DeliveryPool: Sendable {
 
     /// A worker's loop: take the oldest lane and run it, or wait for a submission.
     private func work(index: Int) {
+        // Whether this worker was started or woken for a lane and has not taken one yet (see `State.coming`).
+        var arriving = true
         while true {
             let now = PlatformClock.now(.monotonic)
             let lane = state.withLock { state -> (any DeliveryLane)? in
+                if arriving { state.coming -= 1 }
                 guard state.count > 0 else {
                     state.busySince[index] = nil
                     state.idle += 1
@@ -192,8 +224,10 @@ final class DeliveryPool: Sendable {
                 }
                 return state.ring[state.head]
             }
+            arriving = false
             guard let lane else {
                 wakeups.wait()
+                arriving = true
                 continue
             }
             lane.runDeliveries()
