@@ -174,7 +174,8 @@ func compare(
         baseNs.append(pair[1])
         ratios.append(pair[0] / pair[1])
     }
-    let line = "\(name) at \(size): toolkit \(Int(median(oursNs).rounded())) ns, baseline \(Int(median(baseNs).rounded()))"
+    let line =
+        "\(name) at \(size): toolkit \(Int(median(oursNs).rounded())) ns, baseline \(Int(median(baseNs).rounded()))"
     print(line + " ns, ratio \((median(ratios) * 100).rounded() / 100)x (\(rounds) rounds, CPU time per operation)")
 }
 
