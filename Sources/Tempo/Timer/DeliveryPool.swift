@@ -62,9 +62,6 @@ final class DeliveryPool: Sendable {
         workerLimit = workers
     }
 
-    /// The number of lanes waiting for a worker (for stall reports).
-    var waitingCount: Int { state.withLock { $0.count } }
-
     /// What a stall report counts from: the lanes that waited for a busy worker so far, and those waiting now.
     struct WaitMark: Sendable {
         let waited: Int
