@@ -39,8 +39,9 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     public typealias ExpiryHandler = @Sendable (Key, Value) -> Void
 
     /// A key's value, its time to live in nanoseconds (rounded up) and its deadline in nanoseconds since the wheel's
-    /// origin: 16 bytes beside the value, where two `Duration`s would take 32 and align the row to 16. The key's
-    /// timer is armed no later than `deadline` (touching moves only `deadline`).
+    /// origin, or ``timerDeadline`` until it is touched or replaced: 16 bytes beside the value, where two `Duration`s
+    /// would take 32 and align the row to 16. The key's timer is armed no later than `deadline` (touching moves only
+    /// `deadline`).
     @usableFromInline typealias Payload = (value: Value, ttl: Int64, deadline: Int64)
 
     /// Receives the wheel's timers: removes the expired entries, then calls `onExpire` (its context) outside the lock.
@@ -128,21 +129,31 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     public func updateValue(_ value: Value, forKey key: Key, expiringAfter ttl: Duration) throws(TempoError) -> Value? {
         let nanoseconds = try Self.validate(ttl: ttl)
         let wheel = wheel
-        let (deadline, overflow) = wheel.keyedNow().addingReportingOverflow(nanoseconds)
-        if overflow { throw Self.pastRange(ttl, on: wheel) }
-        return expirer.state.withLock { table -> Value? in
+        return try expirer.state.withLock { table throws(TempoError) -> Value? in
             table.reserveOne()
             let (bucket, found, tag) = table.find(key)
             guard let slot = found else {
-                table.insert(key, (value, nanoseconds, deadline), at: bucket, tag: tag) { token in
-                    wheel.armKeyed(nanoseconds: deadline, value: token)
+                // A new key: its deadline is its timer's (`Self.timerDeadline`), armed relative to now without a clock
+                // read on a busy wheel.
+                do throws(TempoError) {
+                    try table.insert(key, (value, nanoseconds, Self.timerDeadline), at: bucket, tag: tag) {
+                        token throws(TempoError) in
+                        try wheel.armKeyed(.after(ttl), value: token)
+                    }
+                } catch {
+                    throw Self.ttlError(ttl, error)
                 }
                 return nil
             }
+            let (deadline, overflow) = wheel.keyedNow().addingReportingOverflow(nanoseconds)
+            if overflow { throw Self.pastRange(ttl, on: wheel) }
             let row = table.row(slot)
-            // A later deadline is only stored (the timer, armed no later than the old one, re-arms when it fires); an
-            // earlier one moves the timer. In range: this cannot throw.
-            if deadline < row.pointee.payload.deadline { try? table.rearm(slot, .atNanoseconds(deadline), on: wheel) }
+            // A deadline no earlier than the entry's is only stored (its timer, armed no later, re-arms when it fires);
+            // an earlier one moves the timer. A deadline that is still its timer's is no earlier when the time to live
+            // is no shorter (it was armed that time to live from an earlier now). In range: this cannot throw.
+            let current = row.pointee.payload.deadline
+            let later = current == Self.timerDeadline ? nanoseconds >= row.pointee.payload.ttl : deadline >= current
+            if !later { try? table.rearm(slot, .atNanoseconds(deadline), on: wheel) }
             defer { row.pointee.payload = (value, nanoseconds, deadline) }
             return row.pointee.payload.value
         }
@@ -192,6 +203,21 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     public func removeValue(forKey key: Key) -> Value? {
         let wheel = wheel
         return expirer.state.withLock { $0.remove(key, cancellingOn: wheel)?.value }
+    }
+
+    /// The deadline of an entry whose deadline is its timer's (set, and neither touched nor replaced since): it
+    /// expires when the timer fires.
+    @inlinable
+    static var timerDeadline: Int64 { .min }
+
+    /// `error`, from arming a valid `ttl`, as the error of `ttl`: a deadline past the wheel's range
+    /// (``TempoError/Code/invalidInstant``) means that `ttl` is too large to add to now.
+    @usableFromInline
+    static func ttlError(_ ttl: Duration, _ error: TempoError) -> TempoError {
+        guard error.code == .invalidInstant else { return error }
+        return TempoError(
+            .invalidInterval, value: ttl.exactDescription,
+            message: "ttl \(ttl.exactDescription) from now ends past the wheel's range: \(error.message)")
     }
 
     /// The error of a valid `ttl` that, from now, ends past the wheel's range: `ttl` is too large to add to now.
