@@ -73,6 +73,17 @@ let package = Package(
             path: "Benchmarks/ToolkitBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // A second check of ToolkitBenchmarks with its own loops, baselines and CPU-time clock
+        // (`swift run -c release ToolkitProbe`, issue #44).
+        .executableTarget(
+            name: "ToolkitProbe",
+            dependencies: [
+                "CProcessStats",
+                .product(name: "Tempo", package: "Tempo"),
+                .product(name: "TempoTesting", package: "Tempo"),
+            ],
+            path: "Benchmarks/ToolkitProbe"
+        ),
         // Calendar plans: next-date cost of cron expressions against Foundation's Calendar, and bytes per plan.
         .executableTarget(
             name: "PlanBenchmarks",

@@ -77,7 +77,7 @@ public struct Plan: Sendable, CustomStringConvertible {
     /// (use a calendar rule for "every day at 09:00").
     ///
     /// - Parameters:
-    ///   - interval: The period, at least 1 ns and at most `TempoError.maximumDuration`, a whole number of
+    ///   - interval: The period, at least 1 ns and at most 292 years (`Int64.max` ns), a whole number of
     ///     nanoseconds.
     ///   - anchor: A date on the grid (default: now, so the next date is one interval from now).
     /// - Returns: The plan.

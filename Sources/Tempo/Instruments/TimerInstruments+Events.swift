@@ -107,12 +107,15 @@ extension TimerInstruments {
         public let lane: Lane
         /// How long it held it.
         public let duration: Duration
-        /// How many other timers waited behind it, counted when it returned: on a driver thread, the actions that
-        /// were due in the same wake after it (each a timer handing a tick to its handlers, or an action) plus the
-        /// mailboxes of default-delivery timers taken before it (the one the thread was to drain, and those it hands
-        /// to the delivery pool after the wake's due work); on the delivery pool, the timers waiting for a worker. Timers that came
-        /// due while it ran are not counted: the clock's other driver thread took over waiting for them about
-        /// 0.5 ms after the culprit's deadline. On a queue of yours or another scheduler: 0 (Tempo cannot see their
+        /// How many other timers waited behind it: on a driver thread, the actions that were due in the same wake
+        /// after it (each a timer handing a tick to its handlers, or an action) plus the mailboxes of default-delivery
+        /// timers taken before it (the one the thread was to drain, and those it hands to the delivery pool after the
+        /// wake's due work); on the delivery pool, every timer that waited for a worker while it ran: those waiting
+        /// when it started and every one handed to the pool meanwhile that found no worker free, including those a
+        /// worker the pool started for stuck ones ran before the culprit returned. Timers that came due while a
+        /// driver thread's culprit ran are not counted: the clock's other driver thread took over waiting for them
+        /// about 0.5 ms after the culprit's deadline (a default-delivery handler that its driver thread drains
+        /// itself counts 0 for the same reason). On a queue of yours or another scheduler: 0 (Tempo cannot see their
         /// backlog).
         public let delayed: Int
 

@@ -58,6 +58,12 @@ final class DeliveryPool: Sendable {
         /// When each started worker took its current delivery (`nil`: waiting).
         var busySince: [TimerInstant?] = []
         var checkScheduled = false
+        /// Workers woken or started for a lane that have not taken one yet: as many lanes of the ring have a worker
+        /// on its way (for stall reports).
+        var coming = 0
+        /// Lanes queued, ever, that found no idle worker and no worker to start: each waited for a busy one (for
+        /// stall reports).
+        var waited = 0
     }
 
     private let workerLimit: Int
@@ -72,20 +78,34 @@ final class DeliveryPool: Sendable {
         workerLimit = workers
     }
 
-    /// The number of lanes waiting for a worker (for stall reports): a batch counts the lanes nobody took yet.
-    var waitingCount: Int {
+    /// What a stall report counts from: the lanes that waited for a busy worker so far, and those waiting now.
+    struct WaitMark: Sendable {
+        let waited: Int
+        let waiting: Int
+    }
+
+    /// The mark a handler run on a worker takes before it starts, for ``lanesDelayed(since:)`` when it returns: a
+    /// batch in the ring counts the lanes nobody took yet.
+    var waitMark: WaitMark {
         state.withLock { state in
-            var waiting = 0
+            var queued = 0
             var offset = 0
             while offset < state.count {
                 switch state.ring[(state.head + offset) % state.ring.count] {
-                case .batch(let batch): waiting += batch.remaining
-                case .lane, nil: waiting += 1
+                case .batch(let batch): queued += batch.remaining
+                case .lane, nil: queued += 1
                 }
                 offset += 1
             }
-            return waiting
+            return WaitMark(waited: state.waited, waiting: max(0, queued - state.coming))
         }
+    }
+
+    /// How many lanes waited for a worker while the run that took `mark` held one: those already waiting then
+    /// (no worker on its way for them), and every lane queued since that found no worker free, whether or not it is
+    /// still waiting now (a worker started for stuck ones may have run it meanwhile).
+    func lanesDelayed(since mark: WaitMark) -> Int {
+        state.withLock { mark.waiting + $0.waited - mark.waited }
     }
 
     /// Queues `lane` to be run by a worker.
@@ -96,11 +116,13 @@ final class DeliveryPool: Sendable {
             append(.lane(lane), to: &state)
             if state.idle > 0 {
                 state.idle -= 1
+                state.coming += 1
                 return (true, nil, false)
             }
             if state.started < workerLimit {
                 return (false, startWorker(&state), false)
             }
+            state.waited += 1
             guard !state.checkScheduled else { return (false, nil, false) }
             state.checkScheduled = true
             checkPending.store(true, ordering: .relaxed)
@@ -124,6 +146,7 @@ final class DeliveryPool: Sendable {
             }
             let wake = min(state.idle, lanes.count)
             state.idle -= wake
+            state.coming += wake
             let first = state.started
             while state.started < workerLimit, state.started - first < lanes.count - wake {
                 _ = startWorker(&state)
@@ -131,6 +154,7 @@ final class DeliveryPool: Sendable {
             let starts = first..<state.started
             // As `submit(_:)` does for each lane that finds no idle worker and none to start.
             let unserved = lanes.count - wake - starts.count
+            state.waited += unserved
             guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
             state.checkScheduled = true
             checkPending.store(true, ordering: .relaxed)
@@ -153,6 +177,7 @@ final class DeliveryPool: Sendable {
             batch.inRing = true
             let wake = min(state.idle, helpers)
             state.idle -= wake
+            state.coming += wake
             let first = state.started
             while state.started < workerLimit, state.started - first < helpers - wake {
                 _ = startWorker(&state)
@@ -204,6 +229,7 @@ final class DeliveryPool: Sendable {
             guard state.count > 0 else { return (false, nil, false) }
             if state.idle > 0 {
                 state.idle -= 1
+                state.coming += 1
                 return (true, nil, false)
             }
             if state.started < workerLimit { return (false, startWorker(&state), false) }
@@ -232,6 +258,7 @@ final class DeliveryPool: Sendable {
 
     private func startWorker(_ state: inout State) -> Int {
         state.started += 1
+        state.coming += 1
         state.busySince.append(PlatformClock.now(.monotonic))
         return state.started - 1
     }
@@ -295,9 +322,12 @@ final class DeliveryPool: Sendable {
     /// A batch stays at the head while it has lanes to take, so that every worker free meanwhile joins it; the
     /// worker that finds it exhausted takes it out.
     private func work(index: Int) {
+        // Whether this worker was started or woken for a lane and has not taken one yet (see `State.coming`).
+        var arriving = true
         while true {
             let now = PlatformClock.now(.monotonic)
             let entry = state.withLock { state -> Entry? in
+                if arriving { state.coming -= 1 }
                 while state.count > 0 {
                     state.busySince[index] = now
                     switch state.ring[state.head] {
@@ -318,9 +348,11 @@ final class DeliveryPool: Sendable {
                 state.idle += 1
                 return nil
             }
+            arriving = false
             switch entry {
             case nil:
                 wakeups.wait()
+                arriving = true
             case .lane(let lane):
                 lane.runDeliveries()
             case .batch(let batch):

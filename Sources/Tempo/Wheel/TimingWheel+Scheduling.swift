@@ -200,7 +200,7 @@ extension TimingWheel {
         return rounded <= UInt64(Int64.max / 2) ? Int64(rounded) : nil
     }
 
-    private func arm(deadline: Int64, value: UInt64, action: Action?) -> Handle {
+    func arm(deadline: Int64, value: UInt64, action: Action?) -> Handle {
         state.withLock { state in
             if state.core.dueTick(deadline) < state.armedTick { catchUp(&state) }
             let (index, sequence, expiration) = state.core.insert(deadline: deadline, value: value, action: action)
