@@ -88,17 +88,24 @@ final class DeliveryPool: Sendable {
     /// batch in the ring counts the lanes nobody took yet.
     var waitMark: WaitMark {
         state.withLock { state in
-            var queued = 0
-            var offset = 0
-            while offset < state.count {
-                switch state.ring[(state.head + offset) % state.ring.count] {
-                case .batch(let batch): queued += batch.remaining
-                case .lane, nil: queued += 1
-                }
-                offset += 1
-            }
-            return WaitMark(waited: state.waited, waiting: max(0, queued - state.coming))
+            WaitMark(waited: state.waited, waiting: max(0, Self.queuedLanes(state) - state.coming))
         }
+    }
+
+    /// The number of lanes in the ring, a batch counting the lanes nobody took yet (for tests).
+    var waitingCount: Int { state.withLock { Self.queuedLanes($0) } }
+
+    private static func queuedLanes(_ state: borrowing State) -> Int {
+        var queued = 0
+        var offset = 0
+        while offset < state.count {
+            switch state.ring[(state.head + offset) % state.ring.count] {
+            case .batch(let batch): queued += batch.remaining
+            case .lane, nil: queued += 1
+            }
+            offset += 1
+        }
+        return queued
     }
 
     /// How many lanes waited for a worker while the run that took `mark` held one: those already waiting then
