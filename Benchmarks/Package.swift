@@ -33,6 +33,13 @@ let package = Package(
             dependencies: ["CProcessStats", .product(name: "Tempo", package: "Tempo")],
             path: "Benchmarks/WheelProbe"
         ),
+        // Mass expiry of TempoTimers against Dispatch sources, and a check that each timer's handlers stay serial
+        // (`swift build -c release --product ExpiryProbe`; issue #44).
+        .executableTarget(
+            name: "ExpiryProbe",
+            dependencies: [.product(name: "Tempo", package: "Tempo")],
+            path: "Benchmarks/ExpiryProbe"
+        ),
         // The instrument hook's per-tick cost, no instrument against a no-op one, with its own loops
         // (`swift run -c release InstrumentProbe`): a second check of TickerBenchmarks' `InstrumentTick` rows.
         .executableTarget(
@@ -65,6 +72,17 @@ let package = Package(
             ],
             path: "Benchmarks/ToolkitBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A second check of ToolkitBenchmarks with its own loops, baselines and CPU-time clock
+        // (`swift run -c release ToolkitProbe`, issue #44).
+        .executableTarget(
+            name: "ToolkitProbe",
+            dependencies: [
+                "CProcessStats",
+                .product(name: "Tempo", package: "Tempo"),
+                .product(name: "TempoTesting", package: "Tempo"),
+            ],
+            path: "Benchmarks/ToolkitProbe"
         ),
         // Calendar plans: next-date cost of cron expressions against Foundation's Calendar, and bytes per plan.
         .executableTarget(

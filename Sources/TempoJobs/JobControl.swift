@@ -81,7 +81,7 @@ public protocol JobControlStore: JobStore {
     /// - Returns: The stream of controls.
     func controlUpdates() -> AsyncStream<[String: JobControl]>
 
-    /// Scheduler side: ends a run: releases its claim, stores `cursor` (when not `nil`) as ``save(_:for:)`` does,
+    /// Scheduler side: ends a run: releases its claim, stores `cursor` (when not `nil`) as ``JobStore/save(_:for:)`` does,
     /// adds `run` to the job's history (dropping the oldest runs past the store's bound) and, for a run-now run,
     /// marks its request served, in one write where the store allows (TempoPostgres: one statement).
     ///

@@ -7,6 +7,9 @@
 /// that throws changes nothing. New codes may be added in later versions, so switch over ``code`` with a `default`
 /// branch.
 ///
+/// It has the shape of Tempo's other errors (`TempoError`, `PlanError`): a ``code``, what it names (here the
+/// ``job``) and a ``message``; two errors are equal when their code and job are (the message is not compared).
+///
 /// `JobError` is a value type and is `Sendable`.
 public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of input or event the error is about.
@@ -89,6 +92,16 @@ public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The code and the message, for example `timedOut: job "sync" ran longer than 30.0 seconds`.
     public var description: String { "\(code): \(message)" }
+    /// Equal when the code and the job are; the message is prose that may be reworded and is not compared.
+    public static func == (lhs: JobError, rhs: JobError) -> Bool {
+        lhs.code == rhs.code && lhs.job == rhs.job
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(job)
+    }
 }
 
 extension JobError {

@@ -135,12 +135,9 @@ public final class TimerMetrics: TimerInstrument {
         gauge.record(event.count)
     }
 
-    /// Whole nanoseconds of `duration`, saturating at `Int64.max`.
+    /// Whole nanoseconds of `duration` (rounded down), negative durations as 0, saturating at `Int64.max`: the
+    /// package's one conversion (`Duration.nanoseconds(rounded:)`) with the floor a metric needs.
     static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? 0 : .max }
-        let (total, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow2 ? .max : max(0, total)
+        max(0, duration.nanoseconds(rounded: .down))
     }
 }

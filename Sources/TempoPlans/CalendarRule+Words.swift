@@ -19,7 +19,7 @@ extension CalendarRule {
     }
 
     private static func words(_ days: Set<MonthDay>) -> String {
-        let numbers = days.compactMap { if case .day(let n) = $0 { n } else { nil } }.sorted()
+        let numbers = days.compactMap { if case .day(let n) = $0.kind { n } else { nil } }.sorted()
         var words = numbers.isEmpty ? [] : ["day " + numbers.map(String.init).joined(separator: ", ")]
         if days.contains(.last) { words.append("last day") }
         return words.joined(separator: " or ")

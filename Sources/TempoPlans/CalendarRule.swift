@@ -14,6 +14,8 @@
 /// `CalendarRule` is a value type and is `Sendable`.
 public struct CalendarRule: Hashable, Sendable {
     /// How ``CalendarRule/weekdays`` and ``CalendarRule/daysOfMonth`` combine when both are given.
+    ///
+    /// An enum, closed: two sets combine by both or either.
     public enum DayMatching: Hashable, Sendable {
         /// A day matches when it is in both sets.
         case both
@@ -60,13 +62,13 @@ public struct CalendarRule: Hashable, Sendable {
     ///   empty set; ``PlanError/Code/neverFires`` for a rule that no date matches (the 30th of February).
     func matcher() throws(PlanError) -> CalendarMatcher {
         guard !times.isEmpty else {
-            throw PlanError(.invalidRule, text: "[]", message: "a calendar rule needs at least one time of day")
+            throw PlanError(.invalidRule, value: "[]", message: "a calendar rule needs at least one time of day")
         }
         var seconds: [Int32] = []
         for time in times {
             guard (0...23).contains(time.hour), (0...59).contains(time.minute), (0...59).contains(time.second) else {
                 throw PlanError(
-                    .invalidRule, text: "\(time)",
+                    .invalidRule, value: "\(time)",
                     message: "time of day \(time) is out of range 00:00:00-23:59:59")
             }
             seconds.append(Int32(time.hour * 3600 + time.minute * 60 + time.second))
@@ -79,24 +81,24 @@ public struct CalendarRule: Hashable, Sendable {
         if let weekdays {
             guard !weekdays.isEmpty else {
                 throw PlanError(
-                    .invalidRule, text: "[]", message: "the set of weekdays is empty (use nil for every day)")
+                    .invalidRule, value: "[]", message: "the set of weekdays is empty (use nil for every day)")
             }
             matcher.weekdays = weekdays.reduce(0) { $0 | UInt8(1) << UInt8($1.rawValue) }
         }
         if let daysOfMonth {
             guard !daysOfMonth.isEmpty else {
                 throw PlanError(
-                    .invalidRule, text: "[]", message: "the set of days of the month is empty (use nil for every day)")
+                    .invalidRule, value: "[]", message: "the set of days of the month is empty (use nil for every day)")
             }
             var mask: UInt32 = 0
             for day in daysOfMonth {
-                switch day {
+                switch day.kind {
                 case .last:
                     matcher.lastDayOfMonth = true
                 case .day(let n):
                     guard (1...31).contains(n) else {
                         throw PlanError(
-                            .invalidRule, text: "\(n)", message: "day of the month \(n) is out of range 1-31")
+                            .invalidRule, value: "\(n)", message: "day of the month \(n) is out of range 1-31")
                     }
                     mask |= UInt32(1) << UInt32(n)
                 }
@@ -106,13 +108,13 @@ public struct CalendarRule: Hashable, Sendable {
         if let months {
             guard !months.isEmpty else {
                 throw PlanError(
-                    .invalidRule, text: "[]", message: "the set of months is empty (use nil for every month)")
+                    .invalidRule, value: "[]", message: "the set of months is empty (use nil for every month)")
             }
             matcher.months = months.reduce(0) { $0 | UInt16(1) << UInt16($1.rawValue) }
         }
         matcher.dayMatching = dayMatching == .both ? .both : .either
         guard matcher.canFire else {
-            throw PlanError(.neverFires, text: summary, message: "the rule never fires: \(neverFiresReason)")
+            throw PlanError(.neverFires, value: summary, message: "the rule never fires: \(neverFiresReason)")
         }
         return matcher
     }
@@ -154,6 +156,8 @@ public struct TimeOfDay: Hashable, Sendable, Comparable, CustomStringConvertible
 }
 
 /// A day of the week; raw values follow cron (0 is Sunday).
+///
+/// An enum, closed: the seven days of the week.
 public enum Weekday: Int, Hashable, Sendable, CaseIterable {
     /// Sunday (cron 0 or 7).
     case sunday = 0
@@ -177,6 +181,8 @@ public enum Weekday: Int, Hashable, Sendable, CaseIterable {
 }
 
 /// A month; raw values are 1 (January) to 12 (December).
+///
+/// An enum, closed: the twelve months of the Gregorian calendar.
 public enum Month: Int, Hashable, Sendable, CaseIterable {
     /// January.
     case january = 1
@@ -205,9 +211,40 @@ public enum Month: Int, Hashable, Sendable, CaseIterable {
 }
 
 /// A day of the month: a day number, or the last day of whatever month it is.
-public enum MonthDay: Hashable, Sendable {
-    /// Day `n` (1-31); a month without that day is passed over (no 31st in April).
-    case day(Int)
+///
+/// A struct with static members rather than an enum, so that a later version can add a kind of day (a last weekday,
+/// say): compare with `==`. `MonthDay` is a value type and is `Sendable`.
+public struct MonthDay: Hashable, Sendable, CustomStringConvertible {
+    /// The kinds of day, for TempoPlans' own exhaustive switches.
+    package enum Kind: Hashable, Sendable {
+        case day(Int)
+        case last
+    }
+
+    /// Which kind of day this is, with its number.
+    package let kind: Kind
+
+    package init(kind: Kind) {
+        self.kind = kind
+    }
+
+    /// Day `n` (1-31); a month without that day is passed over (no 31st in April). Another `n` is rejected where the
+    /// rule is validated (``Plan/calendar(_:in:localTimes:)`` throws ``PlanError``).
+    ///
+    /// - Parameter n: The day number.
+    /// - Returns: The day of the month.
+    public static func day(_ n: Int) -> MonthDay {
+        MonthDay(kind: .day(n))
+    }
+
     /// The last day of the month: the 28th, 29th, 30th or 31st.
-    case last
+    public static let last = MonthDay(kind: .last)
+
+    /// `day(<n>)` or `last`.
+    public var description: String {
+        switch kind {
+        case .day(let n): "day(\(n))"
+        case .last: "last"
+        }
+    }
 }

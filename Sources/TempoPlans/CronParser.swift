@@ -1,3 +1,5 @@
+import Tempo
+
 /// Parses cron text into a ``CalendarMatcher``: five fields (minute hour day-of-month month day-of-week), six
 /// with a leading seconds field, or a macro (`@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`,
 /// `@midnight`, `@hourly`).
@@ -45,17 +47,17 @@ enum CronParser {
                 let reason =
                     first.lowercased() == "@reboot"
                     ? "@reboot names no time (it runs when cron starts), so it cannot be planned"
-                    : "unknown macro \(PlanError.capped(first)); expected @yearly, @annually, @monthly, @weekly, "
+                    : "unknown macro \(TempoError.capped(first)); expected @yearly, @annually, @monthly, @weekly, "
                         + "@daily, @midnight or @hourly"
-                throw PlanError(.invalidCron, field: .expression, text: PlanError.capped(first), message: reason)
+                throw PlanError(.invalidCron, field: .expression, value: TempoError.capped(first), message: reason)
             }
             words = expansion.split(separator: " ").map(String.init)
         }
         guard words.count == 5 || words.count == 6 else {
             throw PlanError(
-                .invalidCron, field: .expression, text: PlanError.capped(text),
+                .invalidCron, field: .expression, value: TempoError.capped(text),
                 message: "expected 5 fields (minute hour day-of-month month day-of-week) or 6 (with seconds first), "
-                    + "got \(words.count) in \"\(PlanError.capped(text))\"")
+                    + "got \(words.count) in \"\(TempoError.capped(text))\"")
         }
         let hasSeconds = words.count == 6
         let fields: [CronField] =
@@ -88,8 +90,8 @@ enum CronParser {
         matcher.isWildcard = minuteWord.hasPrefix("*") || hourWord.hasPrefix("*")
         guard matcher.canFire else {
             throw PlanError(
-                .neverFires, field: .dayOfMonth, text: PlanError.capped(text),
-                message: "\"\(PlanError.capped(text))\" never fires: no month in \(words[fields.count - 2]) has "
+                .neverFires, field: .dayOfMonth, value: TempoError.capped(text),
+                message: "\"\(TempoError.capped(text))\" never fires: no month in \(words[fields.count - 2]) has "
                     + "day \(domWord)")
         }
         return matcher
@@ -105,10 +107,10 @@ enum CronParser {
             if let digit = item.first(where: { $0.isNumber && !$0.isASCII }) {
                 throw error(
                     spec, String(item),
-                    "\"\(PlanError.capped(item))\" is not an ASCII number (\"\(digit)\"; write the digits 0-9)")
+                    "\"\(TempoError.capped(item))\" is not an ASCII number (\"\(digit)\"; write the digits 0-9)")
             }
             guard !item.isEmpty else {
-                throw error(spec, word, "empty item in the list \"\(PlanError.capped(word))\"")
+                throw error(spec, word, "empty item in the list \"\(TempoError.capped(word))\"")
             }
             if item == "L" || item == "l" {
                 guard spec.field == .dayOfMonth else {
@@ -127,14 +129,14 @@ enum CronParser {
             }
             let parts = item.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count <= 2 else {
-                throw error(spec, String(item), "more than one / in \"\(PlanError.capped(item))\"")
+                throw error(spec, String(item), "more than one / in \"\(TempoError.capped(item))\"")
             }
             var step = 1
             if parts.count == 2 {
                 guard let value = number(parts[1]), value >= 1, value <= spec.range.count else {
                     throw error(
                         spec, String(parts[1]),
-                        "step \"\(PlanError.capped(parts[1]))\" must be a number from 1 to \(spec.range.count)")
+                        "step \"\(TempoError.capped(parts[1]))\" must be a number from 1 to \(spec.range.count)")
                 }
                 step = value
             }
@@ -146,12 +148,12 @@ enum CronParser {
             } else {
                 let bounds = body.split(separator: "-", omittingEmptySubsequences: false)
                 guard bounds.count <= 2 else {
-                    throw error(spec, String(body), "\"\(PlanError.capped(body))\" is not a value or a range a-b")
+                    throw error(spec, String(body), "\"\(TempoError.capped(body))\" is not a value or a range a-b")
                 }
                 if bounds.contains(where: \.isEmpty) {
                     throw error(
-                        spec, String(body), "\"\(PlanError.capped(body))\" is missing a value (a range needs both ends)"
-                    )
+                        spec, String(body),
+                        "\"\(TempoError.capped(body))\" is missing a value (a range needs both ends)")
                 }
                 low = try value(bounds[0], spec: spec)
                 if bounds.count == 2 {
@@ -198,14 +200,14 @@ enum CronParser {
         }
         if text.allSatisfy(\.isNumber) {
             throw error(
-                spec, PlanError.capped(text),
-                "\(PlanError.capped(text)) is out of range \(spec.range.lowerBound)-\(spec.range.upperBound)")
+                spec, TempoError.capped(text),
+                "\(TempoError.capped(text)) is out of range \(spec.range.lowerBound)-\(spec.range.upperBound)")
         }
         let expected =
             spec.names.isEmpty
             ? "a number \(spec.range.lowerBound)-\(spec.range.upperBound)"
             : "a number \(spec.range.lowerBound)-\(spec.range.upperBound) or a name \(spec.names.first!)-\(spec.names.last!)"
-        throw error(spec, PlanError.capped(text), "\"\(PlanError.capped(text))\" is not \(expected)")
+        throw error(spec, TempoError.capped(text), "\"\(TempoError.capped(text))\" is not \(expected)")
     }
 
     /// A decimal number of at most four ASCII digits.
@@ -215,6 +217,6 @@ enum CronParser {
     }
 
     private static func error(_ spec: FieldSpec, _ text: String, _ message: String) -> PlanError {
-        PlanError(.invalidCron, field: spec.field, text: PlanError.capped(text), message: message)
+        PlanError(.invalidCron, field: spec.field, value: TempoError.capped(text), message: message)
     }
 }

@@ -21,23 +21,61 @@
 /// `LocalTimePolicy` is a value type and is `Sendable`.
 public struct LocalTimePolicy: Hashable, Sendable, CustomStringConvertible {
     /// What happens to a planned local time that a forward change skips.
-    public enum SkippedTime: Hashable, Sendable {
+    ///
+    /// A struct with static members rather than an enum, so that a later version can add a policy: compare with `==`.
+    public struct SkippedTime: Hashable, Sendable, CustomStringConvertible {
+        /// The policies, for TempoPlans' own exhaustive switches.
+        package enum Kind: Hashable, Sendable {
+            case cron
+            case runAfter
+            case skip
+        }
+
+        /// Which policy this is.
+        package let kind: Kind
+
+        package init(kind: Kind) {
+            self.kind = kind
+        }
+
         /// ``runAfter`` for plans with fixed times, ``skip`` for wildcard plans (cron's rule).
-        case cron
+        public static let cron = SkippedTime(kind: .cron)
         /// Yield the first instant after the gap: the instant the clocks changed.
-        case runAfter
+        public static let runAfter = SkippedTime(kind: .runAfter)
         /// Yield nothing for it.
-        case skip
+        public static let skip = SkippedTime(kind: .skip)
+
+        /// `cron`, `runAfter` or `skip`.
+        public var description: String { "\(kind)" }
     }
 
     /// What happens to a planned local time that a backward change repeats.
-    public enum RepeatedTime: Hashable, Sendable {
+    ///
+    /// A struct with static members rather than an enum, so that a later version can add a policy: compare with `==`.
+    public struct RepeatedTime: Hashable, Sendable, CustomStringConvertible {
+        /// The policies, for TempoPlans' own exhaustive switches.
+        package enum Kind: Hashable, Sendable {
+            case cron
+            case once
+            case both
+        }
+
+        /// Which policy this is.
+        package let kind: Kind
+
+        package init(kind: Kind) {
+            self.kind = kind
+        }
+
         /// ``once`` for plans with fixed times, ``both`` for wildcard plans (cron's rule).
-        case cron
+        public static let cron = RepeatedTime(kind: .cron)
         /// Yield the first occurrence only.
-        case once
+        public static let once = RepeatedTime(kind: .once)
         /// Yield both occurrences.
-        case both
+        public static let both = RepeatedTime(kind: .both)
+
+        /// `cron`, `once` or `both`.
+        public var description: String { "\(kind)" }
     }
 
     /// What happens to skipped local times.
@@ -63,7 +101,7 @@ public struct LocalTimePolicy: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether a skipped local time yields the instant after the gap, for a plan that is or is not a wildcard.
     func runsAfterGap(wildcard: Bool) -> Bool {
-        switch skipped {
+        switch skipped.kind {
         case .cron: !wildcard
         case .runAfter: true
         case .skip: false
@@ -72,7 +110,7 @@ public struct LocalTimePolicy: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether a repeated local time yields both occurrences.
     func runsBoth(wildcard: Bool) -> Bool {
-        switch repeated {
+        switch repeated.kind {
         case .cron: wildcard
         case .once: false
         case .both: true

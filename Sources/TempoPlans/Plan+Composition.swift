@@ -78,7 +78,7 @@ extension Plan {
     ///   every second to 2262 (hours). Use ``until(_:)`` for "until a date".
     public func first(_ count: Int, after start: Date = Date()) throws(PlanError) -> Plan {
         guard count >= 1 else {
-            throw PlanError(.invalidCount, text: "\(count)", message: "count must be at least 1, got \(count)")
+            throw PlanError(.invalidCount, value: "\(count)", message: "count must be at least 1, got \(count)")
         }
         let lower = try PlanInstant.nanoseconds(start, name: "start")
         let (found, last) = node.count(after: lower, through: .max, limit: count)
@@ -96,7 +96,7 @@ extension Plan {
     public func offset(by offset: Duration) throws(PlanError) -> Plan {
         guard let shift = PlanInstant.nanoseconds(offset) else {
             throw PlanError(
-                .invalidInterval, text: "\(offset)",
+                .invalidInterval, value: "\(offset)",
                 message: "offset must be a whole number of nanoseconds within ±292 years, got \(offset)")
         }
         return Plan(.shifted(node, by: shift), description: "\(description) offset by \(offset)")

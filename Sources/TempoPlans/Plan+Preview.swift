@@ -20,7 +20,7 @@ extension Plan {
     ///   read once per process, and again after a running plan noticed a change of the local zone).
     public func nextDates(after date: Date, count: Int) throws(PlanError) -> [Date] {
         guard count >= 1 else {
-            throw PlanError(.invalidCount, text: "\(count)", message: "count must be at least 1, got \(count)")
+            throw PlanError(.invalidCount, value: "\(count)", message: "count must be at least 1, got \(count)")
         }
         var start = try PlanInstant.firstNanosecond(after: date)
         var dates: [Date] = []

@@ -37,7 +37,7 @@ public import Tempo
 ///
 /// ## Running a plan
 /// ``PlanTimer`` fires at each date on the wall clock, ``PlanRegistry`` keeps plan timers by key, and
-/// ``fires(latePolicy:leeway:scheduler:)`` is an `AsyncSequence` of fires.
+/// ``fires(leeway:latePolicy:scheduler:)`` is an `AsyncSequence` of fires.
 ///
 /// `Plan` is a value type and is `Sendable`; every method may be called from any thread.
 public struct Plan: Sendable, CustomStringConvertible {
@@ -77,7 +77,7 @@ public struct Plan: Sendable, CustomStringConvertible {
     /// (use a calendar rule for "every day at 09:00").
     ///
     /// - Parameters:
-    ///   - interval: The period, at least 1 ns and at most `TempoError.maximumDuration`, a whole number of
+    ///   - interval: The period, at least 1 ns and at most 292 years (`Int64.max` ns), a whole number of
     ///     nanoseconds.
     ///   - anchor: A date on the grid (default: now, so the next date is one interval from now).
     /// - Returns: The plan.
@@ -86,7 +86,7 @@ public struct Plan: Sendable, CustomStringConvertible {
     public static func every(_ interval: Duration, anchor: Date = Date()) throws(PlanError) -> Plan {
         guard interval > .zero, let step = PlanInstant.nanoseconds(interval), step >= 1 else {
             throw PlanError(
-                .invalidInterval, text: "\(interval)",
+                .invalidInterval, value: "\(interval)",
                 message: "interval must be a positive whole number of nanoseconds up to 292 years, got \(interval)")
         }
         let start = try PlanInstant.nanoseconds(anchor, name: "anchor")
@@ -138,7 +138,7 @@ public struct Plan: Sendable, CustomStringConvertible {
         let matcher = try CronParser.parse(text)
         let calendar = ZonedCalendar(matcher: matcher, timeZone: timeZone, policy: localTimes)
         return Plan(
-            .calendar(calendar), description: "cron \"\(PlanError.capped(text))\" in \(timeZone.identifier)")
+            .calendar(calendar), description: "cron \"\(TempoError.capped(text))\" in \(timeZone.identifier)")
     }
 
     /// The time zone with an identifier from the system's time-zone database, such as `Europe/Berlin`.
@@ -149,8 +149,8 @@ public struct Plan: Sendable, CustomStringConvertible {
     public static func timeZone(identifier: String) throws(PlanError) -> TimeZone {
         guard !identifier.isEmpty, let zone = TimeZone(identifier: identifier) else {
             throw PlanError(
-                .unknownTimeZone, text: PlanError.capped(identifier),
-                message: "unknown time zone \"\(PlanError.capped(identifier))\" (expected a name like Europe/Berlin)")
+                .unknownTimeZone, value: TempoError.capped(identifier),
+                message: "unknown time zone \"\(TempoError.capped(identifier))\" (expected a name like Europe/Berlin)")
         }
         return zone
     }

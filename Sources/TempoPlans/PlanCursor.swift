@@ -100,7 +100,7 @@ struct PlanCursor: Sendable {
     mutating func decide(now: Int64) -> Decision {
         guard let first = node.next(after: served) else { return .finished }
         guard first <= now else { return .wait(until: first) }
-        switch policy {
+        switch policy.kind {
         case .coalesce:
             let last = lastDate(from: first, through: now)
             let (count, _) = node.count(after: served, through: last, limit: Self.countLimit + 1)
@@ -110,8 +110,8 @@ struct PlanCursor: Sendable {
             let last = lastDate(from: second, through: now)
             drop(through: last)
             return decide(now: now)
-        default:
-            // Burst: every due date in turn, at most `maximumBurst` of them for one wakeup (the newest).
+        case .burst:
+            // Every due date in turn, at most `maximumBurst` of them for one wakeup (the newest).
             if let through = burstThrough, first <= through { return deliver(first, missed: 0) }
             burstThrough = now
             let (count, _) = node.count(after: served, through: now, limit: Self.maximumBurst + 1)

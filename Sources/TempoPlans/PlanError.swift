@@ -1,9 +1,16 @@
+package import Tempo
+
 /// An error that TempoPlans throws for bad input: malformed cron or plan text, values out of range, a plan
 /// that can never fire, an unknown time zone, or an interval, count or date no plan can honour.
 ///
-/// Every error names the offending text in ``text`` and, for cron text, the ``field`` it was found in, so a
+/// Every error names the offending text in ``value`` and, for cron text, the ``field`` it was found in, so a
 /// message reads like `invalidCron: day of month: 32 is out of range 1-31 (in "0 0 32 * *")`. New codes may be
 /// added in later versions, so switch over ``code`` with a `default` branch.
+///
+/// It has the shape of Tempo's other errors (`TempoError`, `JobError`): a ``code``, the rejected ``value`` and a
+/// ``message``; two errors are equal when their code, field and value are (the message is prose that may be
+/// reworded between versions). The core's codes that a plan passes on (``Code/invalidInterval``,
+/// ``Code/invalidLeeway``, ...) keep their `TempoError` names.
 ///
 /// `PlanError` is a value type and is `Sendable`.
 public struct PlanError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -40,14 +47,17 @@ public struct PlanError: Error, Hashable, Sendable, CustomStringConvertible {
 
         /// The code's name, for example `invalidCron`.
         public var description: String { name }
+
+        /// The code named `name`: a core code (`invalidLeeway`, ...) keeps its name in a plan's error.
+        fileprivate init(named name: String) { self.name = name }
     }
 
     /// What kind of input was rejected.
     public let code: Code
     /// The cron field the bad text was found in, or `nil` when the error is not about one field.
     public let field: CronField?
-    /// The rejected text or value, for example `32`, `FOO` or `Mars/Olympus`.
-    public let text: String
+    /// The rejected text or value, for example `32`, `FOO` or `Mars/Olympus` (cut to 64 characters when longer).
+    public let value: String
     /// A sentence that says what was wrong and names the text.
     public let message: String
 
@@ -56,12 +66,12 @@ public struct PlanError: Error, Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - code: What kind of input was rejected.
     ///   - field: The cron field the text belongs to, if any.
-    ///   - text: The rejected text.
+    ///   - value: The rejected text or value.
     ///   - message: A sentence that names the text and says what was expected.
-    public init(_ code: Code, field: CronField? = nil, text: String, message: String) {
+    public init(_ code: Code, field: CronField? = nil, value: String, message: String) {
         self.code = code
         self.field = field
-        self.text = text
+        self.value = value
         self.message = message
     }
 
@@ -71,17 +81,30 @@ public struct PlanError: Error, Hashable, Sendable, CustomStringConvertible {
         return "\(code): \(message)"
     }
 
-    /// `text` cut to its first 64 characters (with its length) when longer, so that a rejected megabyte of input
-    /// is not copied into the error.
-    static func capped(_ text: some StringProtocol) -> String {
-        guard text.count > 64 else { return String(text) }
-        return "\(text.prefix(64))… (\(text.count) characters)"
+    /// A plan's error for one of the core's (a leeway, a delivery): the same code name, value and message, so a
+    /// `TempoError` is re-wrapped in one place.
+    package init(_ error: TempoError) {
+        self.init(Code(named: error.code.description), value: error.value, message: error.message)
+    }
+
+    /// Equal when the code, the field and the value are; the message is not compared.
+    public static func == (lhs: PlanError, rhs: PlanError) -> Bool {
+        lhs.code == rhs.code && lhs.field == rhs.field && lhs.value == rhs.value
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(field)
+        hasher.combine(value)
     }
 }
 
 /// A field of a cron expression, named in ``PlanError/field``.
 ///
 /// `CronField` is a value type and is `Sendable`.
+///
+/// An enum, closed: the five fields of cron text, the format TempoPlans reads.
 public enum CronField: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// The optional first field of the six-field form, 0-59.
     case second

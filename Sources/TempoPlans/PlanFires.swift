@@ -11,16 +11,16 @@ extension Plan {
     /// ```
     ///
     /// - Parameters:
+    ///   - leeway: How late past a date the sleep may end, to batch wakeups.
     ///   - latePolicy: What happens to dates that fall due while the loop body runs or the machine sleeps
     ///     (default `LateTickPolicy.coalesce`).
-    ///   - leeway: How late past a date the sleep may end, to batch wakeups.
     ///   - scheduler: The scheduler whose wall clock is used (default `SystemScheduler.shared`; pass a
     ///     `VirtualClock` in tests).
     /// - Returns: The sequence.
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidLeeway`` for a negative or oversized leeway.
     public func fires(
-        latePolicy: LateTickPolicy = .coalesce,
         leeway: Duration = .zero,
+        latePolicy: LateTickPolicy = .coalesce,
         scheduler: any TimerScheduler = SystemScheduler.shared
     ) throws(PlanError) -> PlanFires {
         try PlanTimer.validate(leeway: leeway)
@@ -29,7 +29,7 @@ extension Plan {
     }
 }
 
-/// The fires of a ``Plan`` as an asynchronous sequence (see ``Plan/fires(latePolicy:leeway:scheduler:)``).
+/// The fires of a ``Plan`` as an asynchronous sequence (see ``Plan/fires(leeway:latePolicy:scheduler:)``).
 ///
 /// ## Timing
 /// - **Dates**: each iterator serves the plan's dates strictly after its first `next()` call. It sleeps on the

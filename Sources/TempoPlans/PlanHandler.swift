@@ -95,7 +95,7 @@ extension PlanHandler {
         do {
             return try delivery.forMainActor()
         } catch {
-            throw PlanError(.invalidArgument, text: error.value, message: error.message)
+            throw PlanError(error)
         }
     }
 }

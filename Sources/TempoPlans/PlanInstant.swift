@@ -15,7 +15,7 @@ enum PlanInstant {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite, seconds > -9_223_372_035, seconds < 9_223_372_035 else {
             throw PlanError(
-                .invalidDate, text: "\(seconds)",
+                .invalidDate, value: "\(seconds)",
                 message: "\(name) \(seconds) s since 1970 is not finite or lies outside 1677-09-22...2262-04-10")
         }
         let whole = seconds.rounded(.down)

@@ -63,7 +63,8 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
     ///   - plan: The plan.
     ///   - leeway: How late a fire may run to batch wakeups (default zero).
     ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
-    ///   - delivery: Where the handler runs (default `TimerDelivery.privateQueue`: a serial queue per entry).
+    ///   - delivery: Where the handler runs (default `TimerDelivery.privateQueue`: a serial lane per entry,
+    ///     so runs never overlap; no entry owns a queue).
     ///   - handler: What runs on each fire.
     /// - Returns: Whether an existing entry was replaced.
     /// - Throws: ``PlanError`` with ``PlanError/Code/invalidKey`` for an empty key, or as
@@ -78,7 +79,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         handler: PlanHandler
     ) throws(PlanError) -> Bool {
         if let collection = key as? any Collection, collection.isEmpty {
-            throw PlanError(.invalidKey, text: "\"\(key)\"", message: "a plan key must not be empty, got \"\(key)\"")
+            throw PlanError(.invalidKey, value: "\"\(key)\"", message: "a plan key must not be empty, got \"\(key)\"")
         }
         let id = storage.makeID()
         // Handler runs check that the entry is still current, so a replaced timer never runs user code once its
@@ -97,6 +98,58 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         let timer = try PlanTimer(
             plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, scheduler: scheduler, handler: current)
         return storage.install(Entry(id: id, timer: timer, targetIsAlive: handler.targetIsAlive), forKey: key)
+    }
+
+    /// Runs `plan` under `key` and calls `body` with each fire: ``schedule(_:_:leeway:latePolicy:delivery:handler:)``
+    /// with ``PlanHandler/fire(_:)``, as a trailing closure.
+    ///
+    /// ```swift
+    /// try jobs.schedule("nightly-backup", plan) { fire in backUp() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key; an empty collection (such as `""`) is rejected.
+    ///   - plan: The plan.
+    ///   - leeway: How late a fire may run to batch wakeups (default zero).
+    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
+    ///   - delivery: Where `body` runs (default `TimerDelivery.privateQueue`).
+    ///   - body: Called for each fire.
+    /// - Returns: Whether an existing entry was replaced.
+    /// - Throws: ``PlanError`` as ``schedule(_:_:leeway:latePolicy:delivery:handler:)`` does.
+    @discardableResult
+    public func schedule(
+        _ key: Key,
+        _ plan: Plan,
+        leeway: Duration = .zero,
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
+        _ body: @escaping @Sendable (PlanFire) -> Void
+    ) throws(PlanError) -> Bool {
+        try schedule(key, plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, handler: .fire(body))
+    }
+
+    /// Runs `plan` under `key` and calls `body` with the key's plan timer and each fire:
+    /// ``schedule(_:_:leeway:latePolicy:delivery:handler:)`` with ``PlanHandler/timer(_:)``, as a trailing closure.
+    ///
+    /// - Parameters:
+    ///   - key: The key; an empty collection (such as `""`) is rejected.
+    ///   - plan: The plan.
+    ///   - leeway: How late a fire may run to batch wakeups (default zero).
+    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
+    ///   - delivery: Where `body` runs (default `TimerDelivery.privateQueue`).
+    ///   - body: Called with the key's plan timer and each fire.
+    /// - Returns: Whether an existing entry was replaced.
+    /// - Throws: ``PlanError`` as ``schedule(_:_:leeway:latePolicy:delivery:handler:)`` does.
+    @discardableResult
+    public func schedule(
+        _ key: Key,
+        _ plan: Plan,
+        leeway: Duration = .zero,
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
+        _ body: @escaping @Sendable (PlanTimer, PlanFire) -> Void
+    ) throws(PlanError) -> Bool {
+        try schedule(key, plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, handler: .timer(body))
     }
 
     /// Cancels and removes the entry for `key`.

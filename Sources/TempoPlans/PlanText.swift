@@ -35,7 +35,7 @@ extension Plan {
     ) throws(PlanError) -> Plan {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let first = trimmed.first else {
-            throw PlanError(.invalidPlanText, text: "", message: "empty plan text")
+            throw PlanError(.invalidPlanText, value: "", message: "empty plan text")
         }
         if first.isNumber || first == "*" || first == "?" || first == "@" {
             return try cron(trimmed, in: timeZone, localTimes: localTimes)
@@ -149,8 +149,8 @@ struct PlanTextParser {
         }
         guard !times.isEmpty else {
             throw PlanError(
-                .invalidPlanText, text: PlanError.capped(text),
-                message: "plan text \"\(PlanError.capped(text))\" needs a time, like \"at 09:00\", or \"every 2h\"")
+                .invalidPlanText, value: TempoError.capped(text),
+                message: "plan text \"\(TempoError.capped(text))\" needs a time, like \"at 09:00\", or \"every 2h\"")
         }
         let rule = CalendarRule(
             times: times,
@@ -163,15 +163,15 @@ struct PlanTextParser {
             guard error.code == .neverFires else { throw error }
             // In the user's words, not the rule's: "on the 31st at 9:00 in sept" never fires.
             throw PlanError(
-                .neverFires, text: PlanError.capped(text),
-                message: "plan text \"\(PlanError.capped(text))\" never fires: \(rule.neverFiresReason)")
+                .neverFires, value: TempoError.capped(text),
+                message: "plan text \"\(TempoError.capped(text))\" never fires: \(rule.neverFiresReason)")
         }
     }
 
     private func unknown(_ word: String, _ reason: String) -> PlanError {
         PlanError(
-            .invalidPlanText, text: PlanError.capped(word),
-            message: "\"\(PlanError.capped(word))\" in \"\(PlanError.capped(text))\": \(reason)")
+            .invalidPlanText, value: TempoError.capped(word),
+            message: "\"\(TempoError.capped(word))\" in \"\(TempoError.capped(text))\": \(reason)")
     }
 
     /// `9:00`, `09:30:15`, `9am`, `12pm`, `9:30pm`.

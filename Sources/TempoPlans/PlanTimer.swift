@@ -6,13 +6,14 @@ import TempoLocks
 ///
 /// ```swift
 /// let plan = try Plan.cron("0 9 * * MON-FRI", in: TimeZone(identifier: "Europe/Berlin")!)
-/// let timer = try PlanTimer(plan, handler: .fire { fire in
+/// let timer = try PlanTimer(plan) { fire in
 ///     print("report for \(fire.planned), \(fire.missed) missed")
-/// }).start()
+/// }.start()
 /// ```
 ///
 /// The handler is a ``PlanHandler``: `.fire` (the common case), `.timer` (the plan timer and the fire), `.weak` (a
-/// weak target) or `.mainActor`.
+/// weak target) or `.mainActor`; the first two also read as a trailing closure (`{ fire in }`, `{ timer, fire in }`),
+/// as `TempoTimer`'s `{ tick in }` and `{ timer, tick in }` do.
 ///
 /// ## Timing
 /// - **Dates**: after ``start()``, the timer fires for each date of the plan strictly after the moment it
@@ -54,10 +55,12 @@ import TempoLocks
 /// last reference does not stop it (call ``cancel()``).
 ///
 /// ## Thread safety
-/// Every method may be called from any thread. Handlers run with the timer's delivery (by default a private serial
-/// queue), one at a time, in date order; no user code runs under the timer's lock.
+/// Every method may be called from any thread. Handlers run with the timer's delivery (by default a serial lane of the
+/// timer's own on Tempo's threads), one at a time, in date order; no user code runs under the timer's lock.
 public final class PlanTimer: Sendable {
     /// The lifecycle state of a ``PlanTimer``.
+    ///
+    /// An enum, closed: the states of a plan timer's lifecycle, which code switches over exhaustively.
     public enum State: Hashable, Sendable {
         /// Created and never started.
         case idle
@@ -132,9 +135,9 @@ public final class PlanTimer: Sendable {
     ///   - plan: The plan.
     ///   - leeway: How late a fire may run to batch wakeups (default zero).
     ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
-    ///   - delivery: Where handlers run (default `TimerDelivery.privateQueue`: a serial queue of the timer's own, so
-    ///     runs never overlap). With `.immediate` the handler, and the plan's next-date computation, run on the
-    ///     scheduler's thread.
+    ///   - delivery: Where handlers run (default `TimerDelivery.privateQueue`: a serial lane of the timer's own on
+    ///     Tempo's threads, so runs never overlap; the timer owns no queue). With `.immediate` the handler, and the
+    ///     plan's next-date computation, run on the scheduler's thread.
     ///   - scheduler: The scheduler that provides wall-clock time (default `SystemScheduler.shared`; pass a
     ///     `VirtualClock` in tests).
     ///   - handler: What runs on each fire.
@@ -158,11 +161,64 @@ public final class PlanTimer: Sendable {
         self.watchedZones = plan.node.watchedZones
     }
 
+    /// Creates an idle plan timer that calls `body` with each fire: ``init(_:leeway:latePolicy:delivery:scheduler:handler:)``
+    /// with ``PlanHandler/fire(_:)``, as a trailing closure.
+    ///
+    /// ```swift
+    /// let timer = try PlanTimer(plan) { fire in print(fire.planned) }.start()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - plan: The plan.
+    ///   - leeway: How late a fire may run to batch wakeups (default zero).
+    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
+    ///   - delivery: Where `body` runs (default `TimerDelivery.privateQueue`).
+    ///   - scheduler: The scheduler that provides wall-clock time.
+    ///   - body: Called for each fire.
+    /// - Throws: ``PlanError`` as ``init(_:leeway:latePolicy:delivery:scheduler:handler:)`` does.
+    public convenience init(
+        _ plan: Plan,
+        leeway: Duration = .zero,
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        _ body: @escaping @Sendable (PlanFire) -> Void
+    ) throws(PlanError) {
+        try self.init(
+            plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, scheduler: scheduler,
+            handler: .fire(body))
+    }
+
+    /// Creates an idle plan timer that calls `body` with itself and each fire:
+    /// ``init(_:leeway:latePolicy:delivery:scheduler:handler:)`` with ``PlanHandler/timer(_:)``, as a trailing
+    /// closure.
+    ///
+    /// - Parameters:
+    ///   - plan: The plan.
+    ///   - leeway: How late a fire may run to batch wakeups (default zero).
+    ///   - latePolicy: What happens to missed dates (default `LateTickPolicy.coalesce`).
+    ///   - delivery: Where `body` runs (default `TimerDelivery.privateQueue`).
+    ///   - scheduler: The scheduler that provides wall-clock time.
+    ///   - body: Called with the plan timer and each fire.
+    /// - Throws: ``PlanError`` as ``init(_:leeway:latePolicy:delivery:scheduler:handler:)`` does.
+    public convenience init(
+        _ plan: Plan,
+        leeway: Duration = .zero,
+        latePolicy: LateTickPolicy = .coalesce,
+        delivery: TimerDelivery = .privateQueue,
+        scheduler: any TimerScheduler = SystemScheduler.shared,
+        _ body: @escaping @Sendable (PlanTimer, PlanFire) -> Void
+    ) throws(PlanError) {
+        try self.init(
+            plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, scheduler: scheduler,
+            handler: .timer(body))
+    }
+
     static func validate(leeway: Duration) throws(PlanError) {
         do {
             try TempoError.validateLeeway(leeway)
         } catch {
-            throw PlanError(.invalidLeeway, text: error.value, message: error.message)
+            throw PlanError(error)
         }
     }
 

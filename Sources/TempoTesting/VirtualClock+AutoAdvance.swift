@@ -130,24 +130,75 @@ extension VirtualClock {
         return try await body()
     }
 
-    /// Why an auto-advancing run stopped without `body` returning.
-    public enum AutoAdvanceError: Error, Hashable, Sendable, CustomStringConvertible {
-        /// The run advanced to `steps` deadlines, the limit, and `body` had not returned (a repeating timer that
-        /// `body` never stops, for example).
-        case tooManySteps(Int)
-        /// Nothing was pending on the clock and nothing happened on it for `after` of real time, while `body`
-        /// still waited: it waits on something the clock cannot advance.
-        case stalled(after: Duration)
-
-        /// A sentence naming the limit that was reached.
-        public var description: String {
-            switch self {
-            case .tooManySteps(let steps):
-                "VirtualClock.run advanced to \(steps) deadlines and its body had not returned"
-            case .stalled(let after):
-                "VirtualClock.run: nothing pending on the clock for \(after) while its body was still waiting"
+    /// Why an auto-advancing run stopped without `body` returning: the one error shape of Tempo (as `TempoError`), a
+    /// ``Code``, the ``value`` that reached its limit, and a ``message``.
+    ///
+    /// Two errors are equal when their codes are (the value and message are for people). `AutoAdvanceError` is a value
+    /// type and is `Sendable`.
+    public struct AutoAdvanceError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// What stopped the run. A struct with static members, so that a later version can add a reason.
+        public struct Code: Hashable, Sendable, CustomStringConvertible {
+            private enum Base: Hashable, Sendable {
+                case tooManySteps
+                case stalled
             }
+
+            private let base: Base
+
+            private init(_ base: Base) { self.base = base }
+
+            /// The run advanced to its step limit (`maximumSteps` deadlines) and `body` had not returned (a repeating
+            /// timer that `body` never stops, for example). ``AutoAdvanceError/value`` is the number of steps.
+            public static let tooManySteps = Code(.tooManySteps)
+            /// Nothing was pending on the clock and nothing happened on it for the stall timeout of real time, while
+            /// `body` still waited: it waits on something the clock cannot advance. ``AutoAdvanceError/value`` is the
+            /// timeout.
+            public static let stalled = Code(.stalled)
+
+            /// `tooManySteps` or `stalled`.
+            public var description: String { String(describing: base) }
         }
+
+        /// What stopped the run.
+        public let code: Code
+        /// The limit that was reached: the number of steps, or the stall timeout.
+        public let value: String
+        /// A sentence naming the limit that was reached.
+        public let message: String
+
+        /// The run advanced to `steps` deadlines, its limit.
+        static func tooManySteps(_ steps: Int) -> AutoAdvanceError {
+            AutoAdvanceError(
+                code: .tooManySteps, value: "\(steps)",
+                message: "VirtualClock.run advanced to \(steps) deadlines and its body had not returned")
+        }
+
+        /// Nothing was pending on the clock for `timeout` while the body was still waiting.
+        static func stalled(after timeout: Duration) -> AutoAdvanceError {
+            AutoAdvanceError(
+                code: .stalled, value: "\(timeout)",
+                message:
+                    "VirtualClock.run: nothing pending on the clock for \(timeout) while its body was still waiting")
+        }
+
+        private init(code: Code, value: String, message: String) {
+            self.code = code
+            self.value = value
+            self.message = message
+        }
+
+        /// Whether the two errors have the same code.
+        public static func == (lhs: AutoAdvanceError, rhs: AutoAdvanceError) -> Bool {
+            lhs.code == rhs.code
+        }
+
+        /// Hashes the code only, as ``==(_:_:)`` compares.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(code)
+        }
+
+        /// The message, prefixed with the code: `stalled: VirtualClock.run: nothing pending ...`.
+        public var description: String { "\(code): \(message)" }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import Instrumentation
+import Tempo
 public import TempoJobs
 public import Tracing
 
@@ -59,8 +60,8 @@ public enum JobTracing {
         span.attributes[Attribute.name] = context.name
         span.attributes[Attribute.plannedDate] = context.plannedDate.timeIntervalSince1970
         span.attributes[Attribute.attempt] = context.attempt
-        let (seconds, attoseconds) = context.lateness.components
-        span.attributes[Attribute.lateness] = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        // Saturates at Int64's limits (a hand-written `seconds &* 1e9` here wrapped silently on overflow).
+        span.attributes[Attribute.lateness] = context.lateness.nanoseconds(rounded: .down)
         do {
             try await ServiceContext.withValue(span.context) { try await body(context) }
             span.attributes[Attribute.outcome] = "succeeded"

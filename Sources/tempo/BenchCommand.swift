@@ -65,7 +65,10 @@ struct BenchCommand: AsyncParsableCommand {
             valueName: "duration"))
     var leeway: String?
 
-    @Option(name: .long, help: "With --threads: measured passes per case (1 to 1000); the fastest is reported.")
+    @Option(
+        name: .long,
+        help: "With --threads: measured passes per case (1 to 1000); the fastest pass and the median pass are reported."
+    )
     var passes = 100
 
     @Flag(name: .long, help: "Print the result as JSON instead of a table.")

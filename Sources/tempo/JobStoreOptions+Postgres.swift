@@ -13,7 +13,24 @@ func withPostgresStore(url: String, _ body: @escaping @Sendable (any JobControlS
     let configuration = try postgresConfiguration(url)
     let client = PostgresClient(configuration: configuration)
     let running = Task { await client.run() }
-    defer { running.cancel() }
+    do {
+        try await withStore(client: client, url: url, body)
+    } catch {
+        await end(running)
+        throw error
+    }
+    await end(running)
+}
+
+/// Ends the client's `run()` and waits for it, so that no connection is still closing when the process exits.
+private func end(_ running: Task<Void, Never>) async {
+    running.cancel()
+    await running.value
+}
+
+private func withStore(
+    client: PostgresClient, url: String, _ body: @escaping @Sendable (any JobControlStore) async throws -> Void
+) async throws {
     var logger = Logger(label: "tempo.jobs")
     logger.logLevel = .critical
     let limit = Duration.seconds(10)

@@ -46,9 +46,12 @@ enum ScalingTable {
         let loadText = getloadavg(&load, 3) == 3 ? format1(load[0]) : "?"
         var text = "tempo bench --threads \(threads): \(perThread) timers per thread, \(passes) passes of start all"
         text += " + cancel all, \(rounds.count) round(s); load average \(loadText) at the end\n"
-        text += "fastest pass: pairs/µs = arm + cancel pairs per µs over all threads, ns/pair per thread, CPU/wall"
-        text += " of the process; × = rate against the one-thread case; median = the median pass's pairs/µs\n\n"
-        let header = ["case", "threads", "pairs/µs", "ns/pair", "CPU/wall", "×", "median", "median ×"]
+        text += "pairs/µs = arm + cancel pairs per µs over all threads, ns/pair per thread, CPU/wall of the process;"
+        text += " × = rate against the one-thread case; each for the fastest pass and for the median pass\n\n"
+        let header = [
+            "case", "threads", "fastest: pairs/µs", "ns/pair", "CPU/wall", "×", "median: pairs/µs", "ns/pair",
+            "CPU/wall", "×",
+        ]
         var rows: [[String]] = []
         for measured in ArmScaling.Case.allCases {
             let speedUp = base[measured].map { format2(ratio(measured, $0, \.pairsPerMicrosecond)) + "x" } ?? "1.00x"
@@ -62,6 +65,8 @@ enum ScalingTable {
                 String(Int(column(measured, \.cpuPercentOfWall).rounded())) + " %",
                 speedUp,
                 format2(column(measured, \.medianPairsPerMicrosecond)),
+                format1(column(measured, \.medianNanosecondsPerPair)),
+                String(Int(column(measured, \.medianCpuPercentOfWall).rounded())) + " %",
                 medianUp,
             ])
         }
@@ -76,10 +81,26 @@ enum ScalingTable {
         }
         let wheelCost = ratio(.shardedWheelOneThread, .wheelOneThread, \.nanosecondsPerPair)
         text += "\nsharded-wheel / timing-wheel, one thread, ns per pair in the fastest pass: \(format2(wheelCost))x\n"
-        let control = ratio(.timerControl, .timerOneThread, \.pairsPerMicrosecond)
+        text += verdict(
+            shared: ratio(.timerShared, .timerOneThread, \.pairsPerMicrosecond),
+            control: ratio(.timerControl, .timerOneThread, \.pairsPerMicrosecond), pass: "fastest")
+        text += verdict(
+            shared: ratio(.timerShared, .timerOneThread, \.medianPairsPerMicrosecond),
+            control: ratio(.timerControl, .timerOneThread, \.medianPairsPerMicrosecond), pass: "median")
+        return text
+    }
+
+    /// The shared scheduler's speed-up in one kind of pass, judged against the control's: the target (issue #44) is
+    /// 1.6x one thread whenever the control reaches 1.8x; below 1.6x for the control the machine did not run the
+    /// threads at once.
+    static func verdict(shared: Double, control: Double, pass: String) -> String {
+        var text = "\(pass) pass: shared scheduler \(format2(shared))x one thread, control \(format2(control))x: "
         if control < 1.6 {
-            text += "the control reached \(format2(control))x (< 1.6x): the machine did not run the threads at once;"
-            text += " this run does not count\n"
+            text += "the control is below 1.6x, the machine did not run the threads at once; this does not count\n"
+        } else if control < 1.8 {
+            text += "the control is below 1.8x, so the 1.6x target does not apply\n"
+        } else {
+            text += shared >= 1.6 ? "1.6x target met\n" : "1.6x target not met\n"
         }
         return text
     }

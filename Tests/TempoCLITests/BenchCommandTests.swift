@@ -48,6 +48,10 @@ import Testing
             #expect(output.stdout.contains(row), "no row \(row)")
         }
         #expect(output.stdout.contains("sharded-wheel / timing-wheel, one thread, ns per pair in the fastest pass: "))
+        // Issue #44: the median pass beside the fastest, in the table and in the verdict on the 1.6x target.
+        #expect(output.stdout.contains("fastest: pairs/µs") && output.stdout.contains("median: pairs/µs"))
+        let verdicts = output.stdout.split(separator: "\n").filter { $0.contains(" pass: shared scheduler ") }
+        #expect(verdicts.map { $0.prefix(while: { $0 != " " }) } == ["fastest", "median"], "\(output.stdout)")
     }
 
     @Test func leewayPrintsWakeupsPerSecondOfEachSubjectAgainstTheIdeal() async throws {

@@ -178,12 +178,12 @@ struct BruteForce {
     init(spec: CronSpec, zone: TimeZone, policy: LocalTimePolicy) {
         self.spec = spec
         self.zone = zone
-        switch policy.skipped {
+        switch policy.skipped.kind {
         case .cron: runAfterGap = !spec.isWildcard
         case .runAfter: runAfterGap = true
         case .skip: runAfterGap = false
         }
-        switch policy.repeated {
+        switch policy.repeated.kind {
         case .cron: runBoth = spec.isWildcard
         case .once: runBoth = false
         case .both: runBoth = true

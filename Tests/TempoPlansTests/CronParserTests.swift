@@ -104,7 +104,8 @@ import Testing
         let error = #expect(throws: PlanError.self) { try Plan.cron(text, in: Fixture.utc) }
         #expect(error?.code == .invalidCron)
         #expect(error?.field == field, "\(text): \(String(describing: error))")
-        #expect(named.isEmpty ? error?.text == "" : error?.text.contains(named) == true, "\(String(describing: error))")
+        #expect(
+            named.isEmpty ? error?.value == "" : error?.value.contains(named) == true, "\(String(describing: error))")
         #expect(error?.description.contains(field.description) == true)
     }
 
@@ -118,7 +119,7 @@ import Testing
         for name in ["Mars/Olympus", "", "Europe/Berlinn"] {
             let error = #expect(throws: PlanError.self) { try Plan.timeZone(identifier: name) }
             #expect(error?.code == .unknownTimeZone)
-            #expect(error?.text == name)
+            #expect(error?.value == name)
         }
     }
 }

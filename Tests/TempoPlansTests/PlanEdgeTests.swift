@@ -14,7 +14,7 @@ import Testing
         let error = try #require(throws: PlanError.self) { try Plan.parse(text, in: Fixture.utc) }
         #expect(error.code == .invalidPlanText, "\(error)")
         #expect(error.message.contains("not an ASCII number"), "\(error)")
-        #expect(text.lowercased().contains(error.text), "\(error) names \(error.text)")
+        #expect(text.lowercased().contains(error.value), "\(error) names \(error.value)")
     }
 
     @Test(arguments: ["٣ * * * *", "0 ２ * * *", "*/٣ * * * *", "0 9 1-٣ * *", "0 0 ½ * *"])
@@ -29,13 +29,13 @@ import Testing
             try Plan.parse("on the 31st at 9:00 in sept", in: Fixture.utc)
         }
         #expect(error.code == .neverFires)
-        #expect(error.text == "on the 31st at 9:00 in sept")
+        #expect(error.value == "on the 31st at 9:00 in sept")
         #expect(error.message.contains("september has no day 31"), "\(error.message)")
         #expect(!error.message.contains("CalendarRule") && !error.message.contains("Optional"), "\(error.message)")
         let rule = CalendarRule(
             times: [TimeOfDay(hour: 9, minute: 0)], daysOfMonth: [.day(30), .day(31)], months: [.february])
         let ruleError = try #require(throws: PlanError.self) { try Plan.calendar(rule, in: Fixture.utc) }
-        #expect(ruleError.text == "day 30, 31 in february at 09:00", "\(ruleError)")
+        #expect(ruleError.value == "day 30, 31 in february at 09:00", "\(ruleError)")
         #expect(ruleError.message.contains("february has no day 30, 31"), "\(ruleError.message)")
     }
 

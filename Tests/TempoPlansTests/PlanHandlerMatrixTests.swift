@@ -147,7 +147,7 @@ import Testing
             _ = try PlanTimer(Self.everySecond(), delivery: .immediate, scheduler: clock, handler: .mainActor { _ in })
         }
         #expect(error?.code == .invalidArgument)
-        #expect(error?.text == "immediate")
+        #expect(error?.value == "immediate")
         let registry = PlanRegistry<String>(scheduler: clock)
         let registryError = #expect(throws: PlanError.self) {
             try registry.schedule("k", Self.everySecond(), delivery: .immediate, handler: .mainActor { _ in })

@@ -125,21 +125,25 @@ import Testing
 
     @Test func aBodyWaitingOnNothingTheClockKnowsStallsAndIsCancelled() async throws {
         let clock = VirtualClock()
-        await #expect(throws: VirtualClock.AutoAdvanceError.stalled(after: .milliseconds(50))) {
+        let error = await #expect(throws: VirtualClock.AutoAdvanceError.self) {
             try await clock.run(stallTimeout: .milliseconds(50)) {
                 try await Task.sleep(for: .seconds(3600))
             }
         }
+        #expect(error?.code == .stalled)
+        #expect(error?.value == "\(Duration.milliseconds(50))")
     }
 
     @Test func aRepeatingTimerTheBodyNeverStopsEndsTheRunAtTheStepLimit() async throws {
         let clock = VirtualClock()
         let timer = try TempoTimer(.every(.seconds(1), delivery: .immediate), scheduler: clock) { _ in }.start()
-        await #expect(throws: VirtualClock.AutoAdvanceError.tooManySteps(10)) {
+        let error = await #expect(throws: VirtualClock.AutoAdvanceError.self) {
             try await clock.run(maximumSteps: 10) {
                 try await clock.sleep(for: .seconds(3600))
             }
         }
+        #expect(error?.code == .tooManySteps)
+        #expect(error?.value == "10")
         #expect(clock.now(.monotonic) == .zero + .seconds(10))
         timer.cancel()
     }

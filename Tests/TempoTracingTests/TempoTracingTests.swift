@@ -83,6 +83,18 @@ private enum RequestID: ServiceContextKey {
         #expect(span.parentSpanID == nil)
     }
 
+    @Test func aLatenessPastInt64NanosecondsSaturatesInsteadOfWrapping() async throws {
+        let tracer = InMemoryTracer()
+        let body = JobTracing.traced(tracer: tracer) { _ in }
+        try await body(
+            JobContext(
+                name: "late", plannedDate: Date(), lateness: .seconds(Int64.max), attempt: 1,
+                logger: Logger(label: "test")))
+        let span = try #require(tracer.finishedSpans.first { $0.operationName == "late" })
+        // The old `seconds &* 1_000_000_000` wrapped this to a negative number.
+        #expect(span.attributes[JobTracing.Attribute.lateness]?.toSpanAttribute() == .int64(.max))
+    }
+
     @Test func aFailedRunRecordsTheErrorAndRethrowsIt() async throws {
         struct Boom: Error {}
         let tracer = InMemoryTracer()

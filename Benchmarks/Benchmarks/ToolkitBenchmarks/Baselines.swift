@@ -56,6 +56,13 @@ struct BaselineExpiringDictionary {
         heap.push(Due(deadline: deadline, key: key))
     }
 
+    /// Replaces the value of a present key with a new deadline (a pushed heap entry; the old one goes stale).
+    mutating func update(_ key: Int, _ value: Int, deadline: Int64) {
+        guard entries[key] != nil else { return }
+        entries[key] = (value, deadline)
+        heap.push(Due(deadline: deadline, key: key))
+    }
+
     mutating func touch(_ key: Int, deadline: Int64) {
         guard entries[key] != nil else { return }
         entries[key]!.deadline = deadline
@@ -102,6 +109,33 @@ final class BaselineTokenBucket: Sendable {
             state.updated = now
             guard state.tokens >= 1 else { return false }
             state.tokens -= 1
+            return true
+        }
+    }
+}
+
+/// A keyed rate limiter by hand (issue #44's baseline): the same exact GCRA as `KeyedRateLimiter` (time scaled by
+/// `permits`, one permit costing `period` in attoseconds, the theoretical arrival time in an `Int128`) in a
+/// `Dictionary` under one `Mutex`, the clock read from `ContinuousClock`. It never forgets a key.
+final class BaselineKeyedGCRA: Sendable {
+    let increment: Int128
+    let capacity: Int128
+    let scale: Int128
+    let origin = ContinuousClock.now
+    let tats = Mutex<[Int: Int128]>([:])
+
+    init(permits: Int, every period: Duration, burst: Int) {
+        increment = period.attoseconds
+        capacity = Int128(burst) * increment
+        scale = Int128(permits)
+    }
+
+    func tryAcquire(_ key: Int) -> Bool {
+        let now = origin.duration(to: .now).attoseconds &* scale
+        return tats.withLock { tats in
+            let next = max(tats[key] ?? now, now) + increment
+            guard next <= now + capacity else { return false }
+            tats[key] = next
             return true
         }
     }

@@ -61,6 +61,12 @@ func registerExpiringDictionary() {
         for key in first..<first + batch { fixture.baseline.insert(key, key, deadline: nanoseconds() + 3_600_000_000_000) }
         fixture.nextKey += batch
     }
+    // Replace the value of 1,000 present keys, with the same time to live from now.
+    pair("Update") { fixture in
+        for key in fixture.keys() { try fixture.dictionary.updateValue(key &+ 1, forKey: key, expiringAfter: hour) }
+    } baseline: { fixture in
+        for key in fixture.keys() { fixture.baseline.update(key, key &+ 1, deadline: nanoseconds() + 3_600_000_000_000) }
+    }
     pair("Touch") { fixture in
         for key in fixture.keys() { fixture.dictionary.touch(key) }
     } baseline: { fixture in

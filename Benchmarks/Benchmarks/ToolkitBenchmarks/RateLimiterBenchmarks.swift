@@ -2,20 +2,24 @@ import Benchmark
 import Synchronization
 import Tempo
 
-/// 1M clients, each with one permit taken, in the keyed limiter and in a Dictionary of hand-written buckets.
+/// `keys` clients, each with one permit taken, in the keyed limiter, in a Dictionary of hand-written buckets and in
+/// a Dictionary running the same GCRA (issue #44).
 final class KeyedFixture {
     let limiter: KeyedRateLimiter<Int>
     let baseline = Mutex<[Int: BaselineTokenBucket.State]>([:])
-    let order = shuffledKeys(entries)
+    // A burst no client reaches, refilled at one permit an hour: every request is admitted and every key stays.
+    let gcra = BaselineKeyedGCRA(permits: 1, every: hour, burst: 1_000_000)
+    let order: [Int]
     var cursor = 0
 
-    init() throws {
-        // A burst no client reaches, refilled at one permit an hour: every request is admitted and every key stays.
+    init(keys: Int) throws {
+        order = shuffledKeys(keys)
         limiter = try KeyedRateLimiter(try RateLimit(permits: 1, every: hour, burst: 1_000_000))
         let now = ContinuousClock.now
         baseline.withLock { buckets in
-            for key in 0..<entries {
+            for key in 0..<keys {
                 _ = limiter.tryAcquire(key)
+                _ = gcra.tryAcquire(key)
                 buckets[key] = BaselineTokenBucket.State(tokens: 1_000_000 - 1, updated: now)
             }
         }
@@ -62,23 +66,22 @@ func registerRateLimiters() {
         blackHole(admitted)
     }
 
-    let keyed = Box<KeyedFixture>()
-    let setup: Benchmark.BenchmarkSetupHook = { keyed.value = try KeyedFixture() }
-    let teardown: Benchmark.BenchmarkTeardownHook = { keyed.value = nil }
-    Benchmark("KeyedRateLimiter/TryAcquire/1M", configuration: perOperation, closure: { benchmark in
-        let fixture = keyed.value!
-        var admitted = 0
-        benchmark.startMeasurement()
-        for key in fixture.keys() where fixture.limiter.tryAcquire(key) { admitted += 1 }
-        benchmark.stopMeasurement()
-        blackHole(admitted)
-    }, setup: setup, teardown: teardown)
-    Benchmark("DictionaryOfBuckets/TryAcquire/1M", configuration: perOperation, closure: { benchmark in
-        let fixture = keyed.value!
-        var admitted = 0
-        benchmark.startMeasurement()
-        for key in fixture.keys() where fixture.baselineAcquire(key) { admitted += 1 }
-        benchmark.stopMeasurement()
-        blackHole(admitted)
-    }, setup: setup, teardown: teardown)
+    for (keys, label) in [(100_000, "100k"), (entries, "1M")] {
+        let keyed = Box<KeyedFixture>()
+        let setup: Benchmark.BenchmarkSetupHook = { keyed.value = try KeyedFixture(keys: keys) }
+        let teardown: Benchmark.BenchmarkTeardownHook = { keyed.value = nil }
+        func measure(_ name: String, _ acquire: @escaping (KeyedFixture, Int) -> Bool) {
+            Benchmark("\(name)/TryAcquire/\(label)", configuration: perOperation, closure: { benchmark in
+                let fixture = keyed.value!
+                var admitted = 0
+                benchmark.startMeasurement()
+                for key in fixture.keys() where acquire(fixture, key) { admitted += 1 }
+                benchmark.stopMeasurement()
+                blackHole(admitted)
+            }, setup: setup, teardown: teardown)
+        }
+        measure("KeyedRateLimiter") { $0.limiter.tryAcquire($1) }
+        measure("MutexDictionaryGCRA") { $0.gcra.tryAcquire($1) }
+        measure("DictionaryOfBuckets") { $0.baselineAcquire($1) }
+    }
 }

@@ -99,7 +99,7 @@ final class WheelValuePeer: TimerPeer {
 
     func arm(after delay: Duration) -> TimingWheel.Handle { try! wheel.schedule(after: delay, value: 1) }
     func arm(atUptime nanoseconds: UInt64) -> TimingWheel.Handle {
-        try! wheel.schedule(at: TimerInstant(offset: .nanoseconds(Int64(nanoseconds))), value: 1)
+        try! wheel.schedule(at: .monotonic(TimerInstant(offset: .nanoseconds(Int64(nanoseconds)))), value: 1)
     }
     func cancel(_ token: TimingWheel.Handle) { wheel.cancel(token) }
 }
@@ -119,7 +119,9 @@ final class WheelDeadlinePeer: TimerPeer {
         base = wheel.now
     }
 
-    func arm(after delay: Duration) -> TimingWheel.Handle { try! wheel.schedule(at: base + delay, value: 1) }
+    func arm(after delay: Duration) -> TimingWheel.Handle {
+        try! wheel.schedule(at: .monotonic(base + delay), value: 1)
+    }
     func arm(atUptime nanoseconds: UInt64) -> TimingWheel.Handle { values.arm(atUptime: nanoseconds) }
     func cancel(_ token: TimingWheel.Handle) { wheel.cancel(token) }
 }
@@ -140,7 +142,9 @@ final class WheelClosurePeer: TimerPeer {
         try! wheel.schedule(after: delay) { [counter] in counter.fire() }
     }
     func arm(atUptime nanoseconds: UInt64) -> TimingWheel.Handle {
-        try! wheel.schedule(at: TimerInstant(offset: .nanoseconds(Int64(nanoseconds)))) { [counter] in counter.fire() }
+        try! wheel.schedule(at: .monotonic(TimerInstant(offset: .nanoseconds(Int64(nanoseconds))))) { [counter] in
+            counter.fire()
+        }
     }
     func cancel(_ token: TimingWheel.Handle) { wheel.cancel(token) }
 }

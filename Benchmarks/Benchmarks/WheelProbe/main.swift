@@ -35,7 +35,8 @@ do {
         fresh.removeAll(keepingCapacity: true)
         let base = wheel.now + .seconds(3_600)
         at.append(
-            nanoseconds { for _ in 0..<100_000 { fresh.append(try! wheel.schedule(at: base, value: 1)) } } / 100_000)
+            nanoseconds { for _ in 0..<100_000 { fresh.append(try! wheel.schedule(at: .monotonic(base), value: 1)) } }
+                / 100_000)
         for handle in fresh { wheel.cancel(handle) }
         fresh.removeAll(keepingCapacity: true)
     }

@@ -27,6 +27,17 @@ static inline int ctempo_timerfd_arm(int fd, int64_t sec, int64_t nsec, int canc
     return timerfd_settime(fd, flags, &spec, 0);
 }
 
+/// Arms `fd` at the absolute time `sec`/`nsec` and then every `interval` nanoseconds (0: once): the kernel re-arms
+/// a periodic timerfd itself when a read consumes an expiry, at the first multiple of the interval after that read.
+static inline int ctempo_timerfd_arm_periodic(int fd, int64_t sec, int64_t nsec, int64_t interval) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)sec;
+    spec.it_value.tv_nsec = (long)nsec;
+    spec.it_interval.tv_sec = (time_t)(interval / 1000000000);
+    spec.it_interval.tv_nsec = (long)(interval % 1000000000);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, 0);
+}
+
 /// The time left until `fd` expires, in nanoseconds: 0 when it is disarmed or has expired, -1 on error.
 static inline int64_t ctempo_timerfd_remaining(int fd) {
     struct itimerspec spec;

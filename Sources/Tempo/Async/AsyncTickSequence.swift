@@ -61,7 +61,7 @@ public struct AsyncTickSequence<C: Clock>: AsyncSequence, Sendable where C.Durat
     ///   - latePolicy: What happens to missed ticks (default ``LateTickPolicy/coalesce``).
     ///   - clock: The clock deadlines are measured on.
     /// - Throws: ``TempoError`` when `interval` is not positive, below 1 ns or above
-    ///   ``TempoError/maximumDuration``, a count is below 1, or `leeway` is negative or oversized.
+    ///   292 years (`Int64.max` ns), a count is below 1, or `leeway` is negative or oversized.
     public init(
         every interval: Duration,
         repeats: TimerRepeats = .forever,

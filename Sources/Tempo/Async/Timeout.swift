@@ -20,7 +20,7 @@
 /// Thread safety: the operation runs in a child task, concurrently with the caller's actor.
 ///
 /// - Parameters:
-///   - timeout: How long the operation may run; positive, at most ``TempoError/maximumDuration``.
+///   - timeout: How long the operation may run; positive, at most 292 years (`Int64.max` ns).
 ///   - leeway: How late past the deadline the timeout may fire (default zero).
 ///   - clock: The clock the timeout is measured on.
 ///   - operation: The work to bound.

@@ -13,7 +13,7 @@ extension TempoError {
         leeway: Duration
     ) throws(TempoError) {
         try validateInterval(interval)
-        if case .times(let n) = repeats, n < 1 {
+        if case .times(let n) = repeats.kind, n < 1 {
             throw TempoError(.invalidCount, value: "\(n)", message: "repeat count must be at least 1, got \(n)")
         }
         try validateLeeway(leeway)

@@ -3,6 +3,12 @@
 /// Every error names the offending value in its ``description``. New codes may be added in later versions,
 /// so switch over ``code`` with a `default` branch.
 ///
+/// Tempo's errors share one shape: `TempoError`, TempoPlans' `PlanError` and TempoJobs' `JobError` each have a
+/// `code` (a struct of static members, so later versions can add codes), the value they reject or name, and a
+/// `message`; their `description` is `code: message`, and two errors are equal when their code and value are.
+/// `TimeoutError` is not a rejection of input but the outcome of `withTimeout`, so it carries
+/// the timeout instead.
+///
 /// `TempoError` is a value type and is `Sendable`.
 public struct TempoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of input was rejected.
@@ -62,13 +68,23 @@ public struct TempoError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The message, prefixed with the code: `invalidInterval: interval must be positive, got -1.0 seconds`.
     public var description: String { "\(code): \(message)" }
+    /// Equal when the code and the value are; the message is prose that may be reworded and is not compared.
+    public static func == (lhs: TempoError, rhs: TempoError) -> Bool {
+        lhs.code == rhs.code && lhs.value == rhs.value
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(value)
+    }
 }
 
 extension TempoError {
     /// The largest interval, delay or leeway Tempo accepts: about 292 years (`Int64.max` nanoseconds).
     ///
     /// Anything longer cannot be handed to the operating system's timers and is rejected rather than clamped.
-    public static let maximumDuration = Duration.nanoseconds(Int64.max)
+    package static let maximumDuration = Duration.nanoseconds(Int64.max)
 
     /// ``maximumDuration`` in attoseconds, a constant for checks on the hot path of creating a timer.
     private static var maximumDurationInAttoseconds: Int128 { 9_223_372_036_854_775_807_000_000_000 }

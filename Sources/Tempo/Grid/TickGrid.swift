@@ -141,7 +141,7 @@ package struct TickGrid: Hashable, Sendable {
         let current = slot(at: now)
         guard current >= first else { return .notDue(due(first)!) }
         let last = min(current, slotCount - 1)
-        switch policy {
+        switch policy.kind {
         case .burst:
             // At most `maximumBurst` slots are delivered; older ones are reported as missed on the first.
             let start = last - first >= LateTickPolicy.maximumBurst ? last - (LateTickPolicy.maximumBurst - 1) : first

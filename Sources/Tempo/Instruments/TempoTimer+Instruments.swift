@@ -36,6 +36,9 @@ extension TempoTimer {
         let clock = clock
         let lane = instrumentLane
         instruments.tickDelivered(TimerInstruments.TickEvent(label: label, clock: clock, lane: lane, tick: tick))
+        // On the delivery pool, what waited for a worker while these handlers held theirs (read only when a stall can
+        // be reported: a lock round trip).
+        let poolMark = lane == .deliveryPool && instruments.stallThreshold != nil ? DeliveryPool.shared.waitMark : nil
         let start = durationNow()
         handlers(tick)
         let duration = max(.zero, durationNow() - start)
@@ -46,7 +49,7 @@ extension TempoTimer {
         let delayed: Int
         switch engine {
         case .systemInline: return
-        case .systemPool: delayed = lane == .deliveryPool ? DeliveryPool.shared.waitingCount : 0
+        case .systemPool: delayed = poolMark.map { DeliveryPool.shared.lanesDelayed(since: $0) } ?? 0
         case .systemQueue, .other: delayed = 0
         }
         instruments.stalled(

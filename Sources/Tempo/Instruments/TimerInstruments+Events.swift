@@ -1,19 +1,36 @@
 extension TimerInstruments {
     /// Where a timer's handlers ran, or what a stall held.
-    public enum Lane: Hashable, Sendable, CustomStringConvertible {
+    ///
+    /// A struct with static members rather than an enum, so that a later version can add a lane: compare with `==`.
+    public struct Lane: Hashable, Sendable, CustomStringConvertible {
+        /// The lanes, for Tempo's own exhaustive switches.
+        package enum Kind: Hashable, Sendable {
+            case driverThread
+            case deliveryPool
+            case queue
+            case scheduler
+        }
+
+        /// Which lane this is.
+        package let kind: Kind
+
+        package init(kind: Kind) {
+            self.kind = kind
+        }
+
         /// A driver thread of ``SystemScheduler``: ``TimerDelivery/immediate`` handlers, scheduled actions, and the
         /// first default-delivery mailbox of a wake (a manual fire of an immediate timer runs on its caller).
-        case driverThread
+        public static let driverThread = Lane(kind: .driverThread)
         /// A thread of Tempo's delivery pool (``TimerDelivery/privateQueue``).
-        case deliveryPool
+        public static let deliveryPool = Lane(kind: .deliveryPool)
         /// A Dispatch queue of yours (``TimerDelivery/queue(_:)``).
-        case queue
+        public static let queue = Lane(kind: .queue)
         /// Delivery through another ``TimerScheduler`` than ``SystemScheduler`` (a `VirtualClock` in tests).
-        case scheduler
+        public static let scheduler = Lane(kind: .scheduler)
 
         /// `driver thread`, `delivery pool`, `queue` or `scheduler`.
         public var description: String {
-            switch self {
+            switch kind {
             case .driverThread: "driver thread"
             case .deliveryPool: "delivery pool"
             case .queue: "queue"
@@ -90,12 +107,15 @@ extension TimerInstruments {
         public let lane: Lane
         /// How long it held it.
         public let duration: Duration
-        /// How many other timers waited behind it, counted when it returned: on a driver thread, the actions that
-        /// were due in the same wake after it (each a timer handing a tick to its handlers, or an action) plus the
-        /// mailboxes of default-delivery timers taken before it (the one the thread was to drain, and those it hands
-        /// to the delivery pool after the wake's due work); on the delivery pool, the timers waiting for a worker. Timers that came
-        /// due while it ran are not counted: the clock's other driver thread took over waiting for them about
-        /// 0.5 ms after the culprit's deadline. On a queue of yours or another scheduler: 0 (Tempo cannot see their
+        /// How many other timers waited behind it: on a driver thread, the actions that were due in the same wake
+        /// after it (each a timer handing a tick to its handlers, or an action) plus the mailboxes of default-delivery
+        /// timers taken before it (the one the thread was to drain, and those it hands to the delivery pool after the
+        /// wake's due work); on the delivery pool, every timer that waited for a worker while it ran: those waiting
+        /// when it started and every one handed to the pool meanwhile that found no worker free, including those a
+        /// worker the pool started for stuck ones ran before the culprit returned. Timers that came due while a
+        /// driver thread's culprit ran are not counted: the clock's other driver thread took over waiting for them
+        /// about 0.5 ms after the culprit's deadline (a default-delivery handler that its driver thread drains
+        /// itself counts 0 for the same reason). On a queue of yours or another scheduler: 0 (Tempo cannot see their
         /// backlog).
         public let delayed: Int
 

@@ -50,7 +50,7 @@ public enum TimerInstruments {
     /// - Parameter instrument: The instrument.
     /// - Returns: A token for ``remove(_:)``.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` when the instrument's
-    ///   ``TimerInstrument/stallThreshold`` is not positive or is above ``TempoError/maximumDuration``; nothing is
+    ///   ``TimerInstrument/stallThreshold`` is not positive or is above 292 years (`Int64.max` ns); nothing is
     ///   added then.
     @discardableResult
     public static func add(_ instrument: any TimerInstrument) throws(TempoError) -> Registration {
@@ -87,7 +87,8 @@ public enum TimerInstruments {
         return removed != nil
     }
 
-    /// Whether any instrument is added: one relaxed atomic load, what the tick path pays when none is.
+    /// Whether any instrument is added: one relaxed atomic load. The tick path pays it twice when none is: once per
+    /// driver wakeup (`ClockDriver`) and once per delivered tick (`TempoTimer`).
     @inline(__always)
     static var isActive: Bool { count.load(ordering: .relaxed) != 0 }
 

@@ -11,7 +11,9 @@ import TempoLocks
 ///
 /// **Order.** An action's `stamp` is the monotonic clock's reading when it was scheduled, in nanoseconds since the
 /// driver was made, raised where needed to one more than the shard's previous stamp (so stamps are unique and
-/// increasing on a shard). The clock is read before the shard's lock is taken and it never goes back, so an action
+/// increasing on a shard). The clock is read before the shard's lock is taken (a ``TempoTimer`` passes the reading it
+/// made for its own transition, before taking its own lock, so that an arm reads the clock once) and it never goes
+/// back, so an action
 /// scheduled after another has returned from `schedule` (on any thread, synchronized with it) reads a later time
 /// and gets the larger stamp: stamps, and so ids, increase in scheduling order on the clock, with no counter that
 /// every arming thread would write. (Raising a stamp past the clock takes actions on one shard within the same
@@ -104,14 +106,14 @@ final class ClockDriver: Sendable {
     }
 
     private func makeAlarm() -> any SchedulerAlarm {
-        switch backend {
+        switch backend.kind {
         case .dispatch:
-            return DispatchAlarm(clock: clock) { [self] context in wake(context) }
+            return DispatchAlarm(clock: clock) { [self] context, alarm in wake(context, alarm) }
         case .timerfd:
             #if os(Linux)
             return TimerfdAlarm(
                 clock: clock,
-                onWake: { [self] context in wake(context) },
+                onWake: { [self] context, alarm in wake(context, alarm) },
                 onTakeover: { [self] in takeOver() }
             )
             #else
@@ -142,8 +144,13 @@ final class ClockDriver: Sendable {
     var hasStartedThreads: Bool { alarmState.withLock { $0.alarm != nil } }
 
     /// Schedules a call of `target` with the new action's id; see ``SystemScheduler/schedule(at:leeway:clock:target:)``.
-    func schedule(at deadline: TimerInstant, leeway: Duration, target: ScheduledTargetReference) -> ScheduledAction {
-        insert(deadline: deadline, leeway: leeway) { id in .target(target, id: id) }
+    ///
+    /// - Parameter now: The monotonic clock's reading in nanoseconds, when the caller read it just before (and before
+    ///   taking any lock it holds now), to serve as the stamp instead of a second reading; `nil` reads the clock.
+    func schedule(
+        at deadline: TimerInstant, leeway: Duration, target: ScheduledTargetReference, now: Int64? = nil
+    ) -> ScheduledAction {
+        insert(deadline: deadline, leeway: leeway, now: now) { id in .target(target, id: id) }
     }
 
     /// Schedules `work`.
@@ -154,6 +161,7 @@ final class ClockDriver: Sendable {
     private func insert(
         deadline: TimerInstant,
         leeway: Duration,
+        now: Int64? = nil,
         _ work: (UInt64) -> CompactDeadlineQueue.Work
     ) -> ScheduledAction {
         let index = ThreadOrdinal.current & shardMask
@@ -164,7 +172,9 @@ final class ClockDriver: Sendable {
         }
         // One shard in use: its FIFO order is the scheduling order, and a count keeps ids increasing (see the type's
         // discussion); more than one: the clock orders them.
-        let stamp = used == bit ? 0 : PlatformClock.nanoseconds(.monotonic) &- origin
+        // A reading the caller made just before is as good as one made here: it too precedes the shard's lock, and it
+        // follows everything that happened before the caller's call began.
+        let stamp = used == bit ? 0 : (now ?? PlatformClock.nanoseconds(.monotonic)) &- origin
         let (id, slot, shardWake) = withShard(index) { shard in
             shard.state.withLock { state in
                 // Unique on the shard, and in scheduling order on the clock (see the type's discussion).
@@ -233,8 +243,10 @@ final class ClockDriver: Sendable {
     ///
     /// Runs the due work under the alarm's guard, then drains the one mailbox a timer with the default delivery may
     /// have left in `context` (see ``DriverContext``), so that its handlers run without a second thread wakeup.
-    private func wake(_ context: DriverContext) {
-        guard let alarm = alarmState.withLock({ $0.alarm }) else { return }
+    ///
+    /// `alarm` is the alarm that woke, passed in rather than read under the alarm lock: it is set once, under that
+    /// lock, before it is first armed, so it cannot fire before ``AlarmState/alarm`` holds it.
+    private func wake(_ context: DriverContext, _ alarm: any SchedulerAlarm) {
         waking.store(true, ordering: .releasing)
         let now = PlatformClock.now(clock)
         let nowNanoseconds = now.nanosecondsRoundedDown
@@ -262,21 +274,17 @@ final class ClockDriver: Sendable {
                 // An index loop: iterating the array generically would box each element in unoptimized builds.
                 var index = 0
                 while index < context.due.count {
-                    context.due[index].1.run()
+                    context.due[index].1.run(now: now)
                     index += 1
                 }
             }
             context.acceptsMailbox = false
             context.due.removeAll(keepingCapacity: true)
-            // The wake's other default-delivery mailboxes, in one batch: each idle pool worker is woken once.
-            context.submitDeferred(to: .shared)
-            // Before re-arming, so that no system call comes between the deadline and the handlers. Meanwhile the
-            // deputy's timer is still set for this wake's deadline + the hand-over delay: a handler running longer
-            // than that hands the waiting over to the other thread.
-            if let mailbox = context.mailbox {
-                context.mailbox = nil
-                mailbox.runDeliveries()
-            }
+            // The wake's default-delivery mailboxes: one drained here, several in one batch with the pool (see
+            // DriverContext). Before re-arming, so that no system call comes between the deadline and the handlers.
+            // Meanwhile the deputy's timer is still set for this wake's deadline + the hand-over delay: handlers
+            // running longer than that hand the waiting over to the other thread.
+            context.runTaken(on: .shared) { alarm.canRunDeliveriesOnWaiter }
             // Always re-arm: after a wall-clock change the timerfd reports ECANCELED until it is set again.
             alarmState.withLock { rearm(&$0) }
         }
@@ -286,5 +294,7 @@ final class ClockDriver: Sendable {
     /// meanwhile did not re-arm the kernel timer (``waking`` was set), so arm it now.
     private func takeOver() {
         alarmState.withLock { rearm(&$0) }
+        // The old waiter may be held by a handler in a batch of mailboxes: a pool worker takes the rest.
+        DeliveryPool.shared.serveWaiting()
     }
 }

@@ -31,11 +31,12 @@ struct CompactDeadlineQueue: ~Copyable {
         /// One of Tempo's objects, told the id of the action that came due: no closure is allocated per arm.
         case target(ScheduledTargetReference, id: UInt64)
 
-        /// Runs the work (outside the scheduler's lock).
-        func run() {
+        /// Runs the work (outside the scheduler's lock); `now`, the clock's reading of the wake that found it due, is
+        /// handed to a target so that it need not read the clock again (`nil`: it reads the clock).
+        func run(now: TimerInstant? = nil) {
             switch self {
             case .action(let action): action()
-            case .target(let target, let id): target.scheduledDeadlineReached(id: id)
+            case .target(let target, let id): target.scheduledDeadlineReached(id: id, now: now)
             }
         }
     }

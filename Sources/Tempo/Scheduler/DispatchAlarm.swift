@@ -24,12 +24,15 @@ final class DispatchAlarm: SchedulerAlarm, @unchecked Sendable {
     private let source: any DispatchSourceTimer
     private let clock: TimerClock
 
-    init(clock: TimerClock, onWake: @escaping @Sendable (DriverContext) -> Void) {
+    init(clock: TimerClock, onWake: @escaping @Sendable (DriverContext, DispatchAlarm) -> Void) {
         self.clock = clock
         let queue = DispatchQueue(label: "tempo.\(clock)", qos: .userInteractive)
         source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
         let context = DriverContext(index: 0)
-        source.setEventHandler { onWake(context) }
+        // Weak: the source keeps its handler, and the alarm keeps the source.
+        source.setEventHandler { [weak self] in
+            if let self { onWake(context, self) }
+        }
         source.schedule(deadline: .distantFuture)
         source.activate()
     }

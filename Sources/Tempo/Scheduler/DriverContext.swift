@@ -8,12 +8,15 @@ import Darwin
 /// it may drain itself.
 ///
 /// When a deadline wakes a driver thread, a timer with the default delivery would normally hand its mailbox to the
-/// delivery pool, which costs a second thread wakeup and its latency. Instead, the first such timer of a wake
-/// leaves its mailbox here and the driver thread drains it itself, under the alarm's guard (if the handlers run
-/// longer than the guard allows, the clock's other thread takes over waiting for deadlines, so no other timer
-/// waits for them). Every further timer of the same wake goes to the pool, in one batch once the wake's due work has
-/// run (``deferred``): many timers due in one wake (leeway batching) then wake each pool worker at most once, instead
-/// of once for every timer a worker finished before the driver thread handed it the next.
+/// delivery pool, which costs a second thread wakeup and its latency. Instead, the timers of a wake leave their
+/// mailboxes here (the first in ``mailbox``, the others in ``deferred``) and, once the wake's due work has run, the
+/// driver thread drains them itself, under the alarm's guard (if the handlers run longer than the guard allows, the
+/// clock's other thread takes over waiting for deadlines, so no other timer waits for them). A lone mailbox is drained
+/// directly; several go to the delivery pool as one ``LaneBatch`` that the driver thread runs too, and that wakes one
+/// pool worker per ``DeliveryPool/lanesPerHelper`` lanes to help: many timers due in one wake (leeway batching) then
+/// cost no other thread wakeup, many timers due at one instant (mass expiry) are shared out with no lock and no
+/// wakeup per timer, and a handler that blocks holds up only the lane it runs in (the other thread that takes over
+/// waiting calls in a pool worker for the rest, ``DeliveryPool/serveWaiting()``).
 ///
 /// Each driver thread owns one context, found through a thread-specific key; only that thread touches it.
 final class DriverContext: @unchecked Sendable {
@@ -36,9 +39,11 @@ final class DriverContext: @unchecked Sendable {
     var acceptsMailbox = false
     /// The mailbox taken in this wake.
     var mailbox: (any DeliveryLane)?
-    /// Further mailboxes of this wake, handed to the delivery pool in one batch after the due work; reused from wake
-    /// to wake, so that a wake allocates nothing once it has grown to the most timers due in one wake.
+    /// Further mailboxes of this wake, run with ``mailbox`` in one batch after the due work; reused from wake to wake,
+    /// so that a wake allocates nothing once it has grown to the most timers due in one wake.
     var deferred: [any DeliveryLane] = []
+    /// The batch of the last wake that had several mailboxes, filled again when no pool worker still runs it.
+    private var batch: LaneBatch?
 
     init(index: Int) {
         self.index = index
@@ -104,7 +109,7 @@ final class DriverContext: @unchecked Sendable {
     }
 
     /// Takes `lane` if this thread is running due work: the first lane of a wake to drain on this thread after the
-    /// due work, every further one to hand to the delivery pool with the others after it.
+    /// due work, every further one to run in one batch with it (see ``runTaken(on:)``).
     ///
     /// - Returns: `false` when the thread is not running due work (the caller submits the lane itself).
     func take(_ lane: any DeliveryLane) -> Bool {
@@ -113,14 +118,52 @@ final class DriverContext: @unchecked Sendable {
             mailbox = lane
         } else {
             deferred.append(lane)
+            if deferred.count == Self.flushCount { flushDeferred(to: .shared) }
         }
         return true
     }
 
-    /// Hands the deferred lanes of this wake to `pool` in one batch, in the order they were taken.
-    func submitDeferred(to pool: DeliveryPool) {
-        guard !deferred.isEmpty else { return }
-        pool.submit(contentsOf: deferred)
-        deferred.removeAll(keepingCapacity: true)
+    /// How many deferred lanes a wake hands to the pool while its due work still runs: when that many timers are due
+    /// at once, pool workers start on them meanwhile instead of waiting for the last due action (mass expiry).
+    static let flushCount = 256
+
+    /// Hands the deferred lanes to `pool` as a batch of their own, waking or starting one worker for it (a worker
+    /// that finds it exhausted takes it out of the ring); when none is free, the pool's check for stuck workers is
+    /// armed, as for any lane that waits. Allocates the batch: only when more than ``flushCount`` timers are due in
+    /// one wake.
+    func flushDeferred(to pool: DeliveryPool) {
+        let batch = LaneBatch(capacity: deferred.count)
+        batch.fill(&deferred)
+        pool.submit(batch: batch, helpers: 1)
+    }
+
+    /// Runs the lanes taken in this wake, in the order they were taken: a lone one on this thread; several as one
+    /// ``LaneBatch`` submitted to `pool` and run by this thread with the workers it wakes (one per
+    /// ``DeliveryPool/lanesPerHelper`` lanes). Returns once every lane was taken (some may still run on workers).
+    ///
+    /// - Parameter standsBy: Whether the clock's other thread still stands by to take over waiting. When it does not
+    ///   (it took over already, while the due work ran long, and will not call in a pool worker again), a worker is
+    ///   called in for the batch at once, so that a handler that blocks this thread cannot hold the batch's others.
+    func runTaken(on pool: DeliveryPool, standsBy: () -> Bool = { true }) {
+        guard let first = mailbox else { return }
+        mailbox = nil
+        guard !deferred.isEmpty else {
+            first.runDeliveries()
+            return
+        }
+        let batch: LaneBatch
+        if let reusable = self.batch, reusable.isReusable {
+            batch = reusable
+        } else {
+            // The last batch still has a worker in it (finishing its last lane): leave it to that worker.
+            batch = LaneBatch()
+            self.batch = batch
+        }
+        batch.fill(first: first, rest: &deferred)
+        pool.submit(batch: batch, helpers: batch.count / DeliveryPool.lanesPerHelper)
+        // After the submission: a take-over from now on finds the batch in the ring and calls a worker in itself.
+        if !standsBy() { pool.serveWaiting() }
+        batch.run()
+        pool.finish(batch)
     }
 }

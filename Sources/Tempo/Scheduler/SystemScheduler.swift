@@ -35,13 +35,46 @@ import Darwin
 /// Thread-safety: all methods may be called from any thread, including from inside an action.
 public final class SystemScheduler: TimerScheduler {
     /// The kernel timer a scheduler sleeps on.
-    public enum Backend: String, Sendable, CaseIterable {
+    ///
+    /// A struct with static members rather than an enum, so that a later version can add a backend: compare with
+    /// `==`. Its ``rawValue`` is the name `TEMPO_SCHEDULER_BACKEND` takes.
+    public struct Backend: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        /// The backends, for Tempo's own exhaustive switches.
+        package enum Kind: String, Hashable, Sendable, CaseIterable {
+            case timerfd
+            case dispatch
+        }
+
+        /// Which backend this is.
+        package let kind: Kind
+
+        package init(kind: Kind) {
+            self.kind = kind
+        }
+
+        /// The backend named `rawValue` (`timerfd` or `dispatch`), or `nil` for another name.
+        ///
+        /// - Parameter rawValue: The name.
+        public init?(rawValue: String) {
+            guard let kind = Kind(rawValue: rawValue) else { return nil }
+            self.kind = kind
+        }
+
+        /// The backend's name: `timerfd` or `dispatch`.
+        public var rawValue: String { kind.rawValue }
+
+        /// The backend's name, as ``rawValue``.
+        public var description: String { kind.rawValue }
+
         /// A `timerfd` per clock, waited on by two threads that take turns (Linux only; the default there). The
         /// first default-delivery handler of a wake runs on the thread that woke, so it needs no second wakeup.
-        case timerfd
+        public static let timerfd = Backend(kind: .timerfd)
         /// A `DispatchSourceTimer` per clock (the default on Apple platforms; selectable on Linux). Handlers of the
         /// default delivery always run on the delivery pool, after a second wakeup.
-        case dispatch
+        public static let dispatch = Backend(kind: .dispatch)
+
+        /// Every backend this version knows, including those this platform lacks: ``timerfd`` and ``dispatch``.
+        public static var allCases: [Backend] { Kind.allCases.map(Backend.init(kind:)) }
 
         /// The platform's default: ``timerfd`` on Linux, ``dispatch`` elsewhere.
         public static var platformDefault: Backend {

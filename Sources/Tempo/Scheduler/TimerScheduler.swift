@@ -86,9 +86,10 @@ enum ScheduledTargetReference: Sendable {
     case wheel(WheelDriver)
 
     /// Called on the scheduler's thread, outside its locks, once the deadline of the action `id` was reached.
-    func scheduledDeadlineReached(id: UInt64) {
+    /// `now` is the clock's reading that found the action due, if the caller has it.
+    func scheduledDeadlineReached(id: UInt64, now: TimerInstant? = nil) {
         switch self {
-        case .timer(let timer): timer.scheduledActionReached(id: id)
+        case .timer(let timer): timer.scheduledActionReached(id: id, now: now)
         case .wheel(let driver): driver.scheduledDeadlineReached(tag: id)
         }
     }

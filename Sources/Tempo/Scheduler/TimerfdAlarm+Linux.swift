@@ -17,7 +17,44 @@ import Synchronization
 /// the waiter and the old waiter becomes the deputy when it returns. A slow or blocked handler thus delays the
 /// clock's other timers by about ``handoverDelay`` at most. Without a slow handler the deputy never wakes: one
 /// wakeup per due deadline, and one more `timerfd_settime` per arm, made after the handlers ran.
+///
+/// **Periodic re-arming.** On the monotonic and continuous clocks the main timerfd is armed with an interval: the
+/// distance from the wake that just passed to the new one. The kernel re-arms a periodic timerfd itself when a read
+/// consumes an expiry, at the first multiple of the interval after the read; so when the next wake asked for is that
+/// instant (a repeating timer in its steady state), ``arm(at:)`` makes no system call for the main timerfd, and a
+/// tick costs one `timerfd_settime` (the deputy's) instead of two. See ``Reload`` for when the call is skipped; a
+/// wrong guess costs at most one wake for nothing, which the driver already tolerates (a cancel leaves the kernel
+/// timer as it is). The wall clock is always armed once (`TFD_TIMER_CANCEL_ON_SET` needs a fresh arm after the clock
+/// was set).
 final class TimerfdAlarm: SchedulerAlarm {
+    /// The main timerfd's setting, as far as ``arm(at:)`` needs it to know when the kernel fires next by itself.
+    struct Reload {
+        /// The first expiry of the last `timerfd_settime`, in nanoseconds on the clock (0: not armed).
+        var base: Int64 = 0
+        /// Its interval in nanoseconds (0: once).
+        var period: Int64 = 0
+        /// The last wake ``arm(at:)`` was asked for, armed or skipped (0: none).
+        var last: Int64 = 0
+
+        /// Whether the kernel fires at `wake` with no new setting: `wake` is an expiry of the current setting
+        /// (`base + k · period`) and the first one after `now`. The kernel's next expiry is the first of the setting
+        /// after the read that consumed the previous one, and that read came before `now`: so it is at most `wake`,
+        /// and it is `wake` unless an expiry passed between that read and `now` (then a read returns at once, the
+        /// driver finds nothing due and arms again: one wake for nothing).
+        func firesByItself(at wake: Int64, now: Int64) -> Bool {
+            period > 0 && wake >= base && wake > now && wake - period <= now && (wake - base) % period == 0
+        }
+
+        /// The interval to arm `wake` with: the distance from the last wake when that one has passed (a re-arm
+        /// after a wake, the steady state of a repeating timer), otherwise 0 (an earlier deadline armed meanwhile).
+        func period(for wake: Int64, now: Int64) -> Int64 {
+            last > 0 && last <= now && wake > last ? wake - last : 0
+        }
+    }
+
+    /// Touched only by ``arm(at:)``, which the driver calls under its alarm lock.
+    nonisolated(unsafe) private var reload = Reload()
+
     /// How long guarded code may run before the deputy takes over waiting for deadlines.
     static let handoverDelay = Duration.microseconds(500)
 
@@ -41,12 +78,12 @@ final class TimerfdAlarm: SchedulerAlarm {
     /// - Parameters:
     ///   - clock: The clock whose kernel clock the timerfd measures.
     ///   - onWake: Called on the waiter thread each time the timerfd fires (or the wall clock was set), with that
-    ///     thread's context.
+    ///     thread's context and the alarm (so that a wake reads no lock to find it).
     ///   - onTakeover: Called on the deputy after it became the waiter, before it waits: the driver re-arms the
     ///     timerfd for deadlines added while the old waiter was busy.
     init(
         clock: TimerClock,
-        onWake: @escaping @Sendable (DriverContext) -> Void,
+        onWake: @escaping @Sendable (DriverContext, TimerfdAlarm) -> Void,
         onTakeover: @escaping @Sendable () -> Void
     ) {
         self.clock = clock
@@ -69,7 +106,7 @@ final class TimerfdAlarm: SchedulerAlarm {
     private func run(
         index: Int,
         context: DriverContext,
-        onWake: @Sendable (DriverContext) -> Void,
+        onWake: @Sendable (DriverContext, TimerfdAlarm) -> Void,
         onTakeover: @Sendable () -> Void
     ) {
         var expirations: UInt64 = 0
@@ -77,7 +114,7 @@ final class TimerfdAlarm: SchedulerAlarm {
             if waiter.load(ordering: .acquiring) == index {
                 let result = read(fd, &expirations, MemoryLayout<UInt64>.size)
                 if result < 0 && ctempo_errno() == EINTR { continue }
-                onWake(context)
+                onWake(context, self)
             } else {
                 deputyReady.store(true, ordering: .releasing)
                 let result = read(deputyFD, &expirations, MemoryLayout<UInt64>.size)
@@ -118,6 +155,7 @@ final class TimerfdAlarm: SchedulerAlarm {
     func arm(at instant: TimerInstant?) {
         guard let instant else {
             mainArmed.store(false, ordering: .releasing)
+            reload = Reload()
             _ = ctempo_timerfd_arm(fd, 0, 0, clock == .wall ? 1 : 0)
             _ = ctempo_timerfd_arm(deputyFD, 0, 0, 0)
             return
@@ -125,12 +163,22 @@ final class TimerfdAlarm: SchedulerAlarm {
         mainArmed.store(true, ordering: .releasing)
         // 0/0 means "disarm" to the kernel: a deadline at or before the origin becomes 1 ns.
         let nanoseconds = max(instant.nanosecondsRoundedUp, 1)
-        _ = ctempo_timerfd_arm(fd, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, clock == .wall ? 1 : 0)
-        let monotonic = PlatformClock.now(.monotonic)
+        if clock == .wall {
+            _ = ctempo_timerfd_arm(fd, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, 1)
+        } else {
+            let now = PlatformClock.nanoseconds(clock)
+            if !reload.firesByItself(at: nanoseconds, now: now) {
+                let period = reload.period(for: nanoseconds, now: now)
+                _ = ctempo_timerfd_arm_periodic(fd, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, period)
+                reload.base = nanoseconds
+                reload.period = period
+            }
+            reload.last = nanoseconds
+        }
         let deputy =
             clock == .monotonic
             ? instant + Self.handoverDelay
-            : monotonic + max(.zero, instant - PlatformClock.now(clock)) + Self.handoverDelay
+            : PlatformClock.now(.monotonic) + max(.zero, instant - PlatformClock.now(clock)) + Self.handoverDelay
         armDeputy(at: deputy)
     }
 

@@ -6,7 +6,7 @@ extension Duration {
     /// - Parameter minutes: The number of minutes (negative for a negative duration).
     /// - Returns: The duration.
     /// - Precondition: The result fits in `Duration` (about ±5.4 trillion years), which every `Int` up to
-    ///   ±2.8 × 10¹⁸ minutes does. Tempo's timers reject anything above ``TempoError/maximumDuration`` (about 292
+    ///   ±2.8 × 10¹⁸ minutes does. Tempo's timers reject anything above 292 years (`Int64.max` ns) (about 292
     ///   years) with a `TempoError`; parse untrusted text with `DurationParser`, which never traps.
     package static func minutes<T: BinaryInteger>(_ minutes: T) -> Duration {
         exactMultiple(minutes, ofSeconds: 60, unit: "minutes")

@@ -15,7 +15,7 @@ public enum DurationParser: Sendable {
     /// - Parameter text: The duration, for example `1h30m`.
     /// - Returns: The duration.
     /// - Throws: ``TempoError`` naming `text` when it is empty, malformed, zero, shorter than 1 ns, or longer than
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns).
     public static func parse(_ text: String) throws(TempoError) -> Duration {
         func fail(_ why: String) -> TempoError {
             let shown = TempoError.capped(text)

@@ -29,6 +29,9 @@
 /// The engine's `PlatformClock` and `ClockDriver` are internal.
 ///
 /// `TimerClock` is a value type and is `Sendable`.
+///
+/// An enum, closed: a custom ``TimerScheduler`` switches over it to read each clock, so a new clock would need every
+/// scheduler to learn it, a breaking change however it is spelled.
 public enum TimerClock: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Time since boot, stopped while the machine sleeps.
     case monotonic

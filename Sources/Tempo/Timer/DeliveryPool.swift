@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TempoLocks
 
 /// Something the delivery pool runs: a timer's mailbox, drained until it is empty.
@@ -37,8 +38,19 @@ final class DeliveryPool: Sendable {
     /// How many workers the pool may start beyond its baseline when they are all stuck.
     static let extraWorkerLimit = 64
 
+    /// What the ring holds: one lane, or a batch of lanes that workers run together (see ``LaneBatch``).
+    private enum Entry {
+        case lane(any DeliveryLane)
+        case batch(LaneBatch)
+    }
+
+    /// How many lanes of a batch make it worth waking one more worker for it (the driver thread that submits a
+    /// batch runs it too): a wake's batch of fewer lanes wakes nobody, so timers with leeway that fall due together
+    /// cost one thread wakeup, the driver's.
+    static let lanesPerHelper = 128
+
     private struct State: ~Copyable {
-        var ring: [(any DeliveryLane)?] = []
+        var ring: [Entry?] = []
         var head = 0
         var count = 0
         var idle = 0
@@ -46,34 +58,81 @@ final class DeliveryPool: Sendable {
         /// When each started worker took its current delivery (`nil`: waiting).
         var busySince: [TimerInstant?] = []
         var checkScheduled = false
+        /// Workers woken or started for a lane that have not taken one yet: as many lanes of the ring have a worker
+        /// on its way (for stall reports).
+        var coming = 0
+        /// Lanes queued, ever, that found no idle worker and no worker to start: each waited for a busy one (for
+        /// stall reports).
+        var waited = 0
     }
 
     private let workerLimit: Int
     private let state = TempoMutex(State())
+    /// Whether a check for stuck workers is armed (mirrors `State.checkScheduled`): a worker running a batch then
+    /// marks each lane it starts as a new delivery in `busySince`, so that a long batch of short handlers does not
+    /// look like one stuck delivery. Read without the lock, once per lane of a batch.
+    private let checkPending = Atomic<Bool>(false)
     private let wakeups = DispatchSemaphore(value: 0)
 
     init(workers: Int) {
         workerLimit = workers
     }
 
-    /// The number of lanes waiting for a worker (for stall reports).
-    var waitingCount: Int { state.withLock { $0.count } }
+    /// What a stall report counts from: the lanes that waited for a busy worker so far, and those waiting now.
+    struct WaitMark: Sendable {
+        let waited: Int
+        let waiting: Int
+    }
+
+    /// The mark a handler run on a worker takes before it starts, for ``lanesDelayed(since:)`` when it returns: a
+    /// batch in the ring counts the lanes nobody took yet.
+    var waitMark: WaitMark {
+        state.withLock { state in
+            WaitMark(waited: state.waited, waiting: max(0, Self.queuedLanes(state) - state.coming))
+        }
+    }
+
+    /// The number of lanes in the ring, a batch counting the lanes nobody took yet (for tests).
+    var waitingCount: Int { state.withLock { Self.queuedLanes($0) } }
+
+    private static func queuedLanes(_ state: borrowing State) -> Int {
+        var queued = 0
+        var offset = 0
+        while offset < state.count {
+            switch state.ring[(state.head + offset) % state.ring.count] {
+            case .batch(let batch): queued += batch.remaining
+            case .lane, nil: queued += 1
+            }
+            offset += 1
+        }
+        return queued
+    }
+
+    /// How many lanes waited for a worker while the run that took `mark` held one: those already waiting then
+    /// (no worker on its way for them), and every lane queued since that found no worker free, whether or not it is
+    /// still waiting now (a worker started for stuck ones may have run it meanwhile).
+    func lanesDelayed(since mark: WaitMark) -> Int {
+        state.withLock { mark.waiting + $0.waited - mark.waited }
+    }
 
     /// Queues `lane` to be run by a worker.
     ///
     /// - Complexity: O(1), amortized over the ring's growth; no allocation once it has grown.
     func submit(_ lane: any DeliveryLane) {
         let (wake, start, check) = state.withLock { state -> (Bool, Int?, Bool) in
-            append(lane, to: &state)
+            append(.lane(lane), to: &state)
             if state.idle > 0 {
                 state.idle -= 1
+                state.coming += 1
                 return (true, nil, false)
             }
             if state.started < workerLimit {
                 return (false, startWorker(&state), false)
             }
+            state.waited += 1
             guard !state.checkScheduled else { return (false, nil, false) }
             state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
             return (false, nil, true)
         }
         if wake { wakeups.signal() }
@@ -89,11 +148,12 @@ final class DeliveryPool: Sendable {
         let (wake, starts, check) = state.withLock { state -> (Int, Range<Int>, Bool) in
             var index = 0
             while index < lanes.count {
-                append(lanes[index], to: &state)
+                append(.lane(lanes[index]), to: &state)
                 index += 1
             }
             let wake = min(state.idle, lanes.count)
             state.idle -= wake
+            state.coming += wake
             let first = state.started
             while state.started < workerLimit, state.started - first < lanes.count - wake {
                 _ = startWorker(&state)
@@ -101,12 +161,92 @@ final class DeliveryPool: Sendable {
             let starts = first..<state.started
             // As `submit(_:)` does for each lane that finds no idle worker and none to start.
             let unserved = lanes.count - wake - starts.count
+            state.waited += unserved
             guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
             state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
             return (wake, starts, true)
         }
         for _ in 0..<wake { wakeups.signal() }
         for index in starts { launch(worker: index) }
+        if check { scheduleStuckCheck() }
+    }
+
+    /// Queues `batch`, which the calling thread runs too, and wakes (or starts) up to `helpers` workers to join it.
+    ///
+    /// With no helper nothing is woken: the caller runs the batch alone unless it is held up, and then
+    /// ``serveWaiting()`` brings a worker (the clock's other driver thread calls it when it takes over waiting).
+    /// A caller that runs the batch calls ``finish(_:)`` once it ran out of lanes to take; a batch nobody finishes is
+    /// taken out of the ring by the worker that finds it exhausted.
+    func submit(batch: LaneBatch, helpers: Int) {
+        let (wake, starts, check) = state.withLock { state -> (Int, Range<Int>, Bool) in
+            append(.batch(batch), to: &state)
+            batch.inRing = true
+            let wake = min(state.idle, helpers)
+            state.idle -= wake
+            state.coming += wake
+            let first = state.started
+            while state.started < workerLimit, state.started - first < helpers - wake {
+                _ = startWorker(&state)
+            }
+            let starts = first..<state.started
+            let unserved = helpers - wake - starts.count
+            guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
+            state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
+            return (wake, starts, true)
+        }
+        for _ in 0..<wake { wakeups.signal() }
+        for index in starts { launch(worker: index) }
+        if check { scheduleStuckCheck() }
+    }
+
+    /// Takes `batch` out of the ring if no worker did yet: its submitter ran out of lanes to take. Workers that joined
+    /// it may still be running their last lane; the batch is reusable once they left (``LaneBatch/isReusable``).
+    func finish(_ batch: LaneBatch) {
+        state.withLock { state in
+            guard batch.inRing else { return }
+            batch.inRing = false
+            // Usually the last entry, or the only one: look from the tail.
+            var offset = state.count - 1
+            while offset >= 0 {
+                let index = (state.head + offset) % state.ring.count
+                if case .batch(let other) = state.ring[index], other === batch {
+                    // Close the gap: move the entries after it one place toward the head.
+                    var moving = offset
+                    while moving + 1 < state.count {
+                        state.ring[(state.head + moving) % state.ring.count] =
+                            state.ring[(state.head + moving + 1) % state.ring.count]
+                        moving += 1
+                    }
+                    state.ring[(state.head + state.count - 1) % state.ring.count] = nil
+                    state.count -= 1
+                    return
+                }
+                offset -= 1
+            }
+        }
+    }
+
+    /// Wakes or starts one worker if lanes wait and none is idle-woken for them, or arms the check for stuck workers
+    /// when none can start: called when the thread that runs a batch was held up (its driver's other thread took over
+    /// waiting for deadlines), so that the batch's other lanes do not wait for it.
+    func serveWaiting() {
+        let (wake, start, check) = state.withLock { state -> (Bool, Int?, Bool) in
+            guard state.count > 0 else { return (false, nil, false) }
+            if state.idle > 0 {
+                state.idle -= 1
+                state.coming += 1
+                return (true, nil, false)
+            }
+            if state.started < workerLimit { return (false, startWorker(&state), false) }
+            guard !state.checkScheduled else { return (false, nil, false) }
+            state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
+            return (false, nil, true)
+        }
+        if wake { wakeups.signal() }
+        if let start { launch(worker: start) }
         if check { scheduleStuckCheck() }
     }
 
@@ -125,6 +265,7 @@ final class DeliveryPool: Sendable {
 
     private func startWorker(_ state: inout State) -> Int {
         state.started += 1
+        state.coming += 1
         state.busySince.append(PlatformClock.now(.monotonic))
         return state.started - 1
     }
@@ -148,25 +289,34 @@ final class DeliveryPool: Sendable {
         let now = PlatformClock.now(.monotonic)
         let (start, again) = state.withLock { state -> (Int?, Bool) in
             state.checkScheduled = false
+            checkPending.store(false, ordering: .relaxed)
             guard state.count > 0, state.idle == 0 else { return (nil, false) }
             let stuck = state.busySince.allSatisfy { since in since.map { now - $0 >= Self.stuckAfter } ?? false }
             let start = stuck && state.started < workerLimit + Self.extraWorkerLimit ? startWorker(&state) : nil
             state.checkScheduled = true
+            checkPending.store(true, ordering: .relaxed)
             return (start, true)
         }
         if let start { launch(worker: start) }
         if again { scheduleStuckCheck() }
     }
 
-    /// Puts `lane` at the ring's tail, growing the ring when it is full.
-    private func append(_ lane: any DeliveryLane, to state: inout State) {
+    /// Puts `entry` at the ring's tail, growing the ring when it is full.
+    private func append(_ entry: Entry, to state: inout State) {
         if state.count == state.ring.count { grow(&state) }
-        state.ring[(state.head + state.count) % state.ring.count] = lane
+        state.ring[(state.head + state.count) % state.ring.count] = entry
         state.count += 1
     }
 
+    /// Removes the entry at the ring's head.
+    private func popHead(_ state: inout State) {
+        state.ring[state.head] = nil
+        state.head = (state.head + 1) % state.ring.count
+        state.count -= 1
+    }
+
     private func grow(_ state: inout State) {
-        var ring = [(any DeliveryLane)?](repeating: nil, count: max(16, state.ring.count * 2))
+        var ring = [Entry?](repeating: nil, count: max(16, state.ring.count * 2))
         for offset in 0..<state.count {
             ring[offset] = state.ring[(state.head + offset) % state.ring.count]
         }
@@ -174,29 +324,58 @@ final class DeliveryPool: Sendable {
         state.head = 0
     }
 
-    /// A worker's loop: take the oldest lane and run it, or wait for a submission.
+    /// A worker's loop: take the oldest lane and run it, or join the batch at the head, or wait for a submission.
+    ///
+    /// A batch stays at the head while it has lanes to take, so that every worker free meanwhile joins it; the
+    /// worker that finds it exhausted takes it out.
     private func work(index: Int) {
+        // Whether this worker was started or woken for a lane and has not taken one yet (see `State.coming`).
+        var arriving = true
         while true {
             let now = PlatformClock.now(.monotonic)
-            let lane = state.withLock { state -> (any DeliveryLane)? in
-                guard state.count > 0 else {
-                    state.busySince[index] = nil
-                    state.idle += 1
-                    return nil
+            let entry = state.withLock { state -> Entry? in
+                if arriving { state.coming -= 1 }
+                while state.count > 0 {
+                    state.busySince[index] = now
+                    switch state.ring[state.head] {
+                    case .batch(let batch):
+                        if batch.isExhausted {
+                            batch.inRing = false
+                            popHead(&state)
+                            continue
+                        }
+                        batch.join()
+                        return .batch(batch)
+                    case let entry:
+                        popHead(&state)
+                        return entry
+                    }
                 }
-                state.busySince[index] = now
-                defer {
-                    state.ring[state.head] = nil
-                    state.head = (state.head + 1) % state.ring.count
-                    state.count -= 1
-                }
-                return state.ring[state.head]
+                state.busySince[index] = nil
+                state.idle += 1
+                return nil
             }
-            guard let lane else {
+            arriving = false
+            switch entry {
+            case nil:
                 wakeups.wait()
-                continue
+                arriving = true
+            case .lane(let lane):
+                lane.runDeliveries()
+            case .batch(let batch):
+                batch.run { [self] in
+                    guard checkPending.load(ordering: .relaxed) else { return }
+                    let now = PlatformClock.now(.monotonic)
+                    state.withLock { $0.busySince[index] = now }
+                }
+                state.withLock { state in
+                    if batch.inRing, state.count > 0, case .batch(let head) = state.ring[state.head], head === batch {
+                        batch.inRing = false
+                        popHead(&state)
+                    }
+                }
+                batch.leave()
             }
-            lane.runDeliveries()
         }
     }
 }

@@ -5,14 +5,43 @@
 /// `Timer(fire:)`, `DispatchSourceTimer` and `Task.sleep(until:)` do with a past deadline, and without a
 /// `try!` that crashes on a busy machine. Pass ``throw`` to reject a past deadline instead.
 ///
+/// A struct with static members rather than an enum, so that a later version can add a policy: compare with `==`.
 /// `PastDeadlinePolicy` is a value type and is `Sendable`.
-public enum PastDeadlinePolicy: Hashable, Sendable, CaseIterable {
+public struct PastDeadlinePolicy: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// The policies, for Tempo's own exhaustive switches.
+    package enum Kind: Hashable, Sendable, CaseIterable {
+        case fireImmediately
+        case `throw`
+    }
+
+    /// Which policy this is.
+    package let kind: Kind
+
+    package init(kind: Kind) {
+        self.kind = kind
+    }
+
     /// Fire as soon as the scheduler gets to it (on ``SystemScheduler`` at once; on a `VirtualClock` at the next
     /// `advance`, even by zero). The tick's ``TimerTick/due`` is the deadline and its ``TimerTick/lateness``
     /// says how long ago it passed. The default.
-    case fireImmediately
+    public static let fireImmediately = PastDeadlinePolicy(kind: .fireImmediately)
     /// Throw ``TempoError`` with ``TempoError/Code/invalidInstant`` naming the deadline and the clock's reading.
-    case `throw`
+    ///
+    /// The deadline is checked once, where the schedule becomes a timer (creating a ``TempoTimer``, scheduling a
+    /// ``TimerRegistry`` entry). Later, ``TempoTimer/start()`` and ``TempoTimer/reset(interval:)`` of that one-shot
+    /// once its deadline has passed do not throw: they fire it at once.
+    public static let `throw` = PastDeadlinePolicy(kind: .throw)
+
+    /// Every policy this version knows: ``fireImmediately`` and ``throw``.
+    public static var allCases: [PastDeadlinePolicy] { Kind.allCases.map(PastDeadlinePolicy.init(kind:)) }
+
+    /// `fireImmediately` or `throw`.
+    public var description: String {
+        switch kind {
+        case .fireImmediately: "fireImmediately"
+        case .throw: "throw"
+        }
+    }
 }
 
 extension TempoTimer.Configuration {

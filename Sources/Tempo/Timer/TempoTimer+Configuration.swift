@@ -25,18 +25,18 @@ extension TempoTimer {
         /// Checks every field.
         ///
         /// - Throws: ``TempoError`` naming the first bad value: an interval that is not positive, below
-        ///   1 ns or above ``TempoError/maximumDuration``; a count below 1; a negative or oversized leeway; a
+        ///   1 ns or above 292 years (`Int64.max` ns); a count below 1; a negative or oversized leeway; a
         ///   negative or oversized first delay; a first-tick instant more than half of
-        ///   ``TempoError/maximumDuration`` (about 146 years) from the clock's origin
+        ///   292 years (`Int64.max` ns) (about 146 years) from the clock's origin
         ///   (``TempoError/Code/invalidInstant``), so that the number of 1 ns slots from it to any instant a real
         ///   clock reads fits in an `Int`.
         func validate() throws(TempoError) {
             try TempoError.validateSchedule(interval: interval, repeats: repeats, leeway: leeway)
-            if case .after(let delay) = firstTick {
+            if case .after(let delay) = firstTick.kind {
                 try TempoError.validateDelay(delay, name: "first-tick delay")
             }
             // Only an absolute first tick has an instant to check: the common path does no division.
-            if case .at(let deadline) = firstTick {
+            if case .at(let deadline) = firstTick.kind {
                 try TempoError.validateDeadline(try deadline.instant(on: clock))
             }
         }

@@ -8,7 +8,7 @@ extension TempoTimer {
     /// ```
     ///
     /// Timing is the schedule's (see ``TimerSchedule``); the handler runs as ``TimerHandler`` says. More handlers
-    /// can be added with ``addObserver(_:)-(TempoTimer.Handler)``.
+    /// can be added with ``addObserver(_:)``.
     ///
     /// - Parameters:
     ///   - schedule: When the timer ticks, with its leeway, late-tick policy, delivery and clock.
@@ -25,17 +25,20 @@ extension TempoTimer {
         handler: TimerHandler? = nil
     ) throws(TempoError) {
         let delivery = try handler?.delivery(for: schedule) ?? schedule.delivery
-        let configuration = try schedule.configuration(delivery: delivery) { scheduler.now(schedule.clock) }
+        // Validated by `configuration(delivery:scheduler:)`.
+        let configuration = try schedule.configuration(delivery: delivery, scheduler: scheduler)
         switch handler?.body {
         case .tick(let body):
             try self.init(
                 configuration: configuration, scheduler: scheduler, targetIsAlive: handler?.targetIsAlive,
-                handler: body)
+                handler: body, validated: true)
         case .timer(let body):
-            try self.init(configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil)
+            try self.init(
+                configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil, validated: true)
             addObserver(body)
         case nil:
-            try self.init(configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil)
+            try self.init(
+                configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil, validated: true)
         }
     }
 
@@ -50,7 +53,7 @@ extension TempoTimer {
     public convenience init(
         _ schedule: TimerSchedule,
         scheduler: any TimerScheduler = SystemScheduler.shared,
-        _ body: @escaping Handler
+        _ body: @escaping @Sendable (TimerTick) -> Void
     ) throws(TempoError) {
         try self.init(schedule, scheduler: scheduler, handler: .tick(body))
     }
@@ -66,7 +69,7 @@ extension TempoTimer {
     public convenience init(
         _ schedule: TimerSchedule,
         scheduler: any TimerScheduler = SystemScheduler.shared,
-        _ body: @escaping TimerAwareHandler
+        _ body: @escaping @Sendable (TempoTimer, TimerTick) -> Void
     ) throws(TempoError) {
         try self.init(schedule, scheduler: scheduler, handler: .timer(body))
     }
@@ -103,9 +106,9 @@ extension TempoTimer {
     ///
     /// - Parameter delay: The time from now to the next tick; zero fires at once. The same rule as for
     ///   ``TimerSchedule/after(_:leeway:delivery:clock:)`` and ``FirstTick/after(_:)``: any delay from zero to
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns).
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
-    ///   ``TempoError/maximumDuration``; the timer is then unchanged.
+    ///   292 years (`Int64.max` ns); the timer is then unchanged.
     public func reschedule(after delay: Duration) throws(TempoError) {
         try TempoError.validateDelay(delay, name: "reschedule delay")
         let now = now()
@@ -114,7 +117,7 @@ extension TempoTimer {
 
     /// Moves the next tick to `instant` on the timer's clock, as ``reschedule(at:)`` does, for the toolkit's types that
     /// keep one timer for their whole life (`Countdown`, `PlanTimer`): an instant already past is due now, and one more
-    /// than ``TempoError/maximumDuration`` from now is due at that maximum (the owner wakes early, finds nothing due
+    /// than 292 years (`Int64.max` ns) from now is due at that maximum (the owner wakes early, finds nothing due
     /// and re-arms), so no instant is refused.
     package func rearm(at instant: TimerInstant) {
         let now = now()

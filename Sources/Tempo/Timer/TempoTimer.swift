@@ -40,7 +40,7 @@ import TempoLocks
 /// overlap, and are called in the order they were added.
 public final class TempoTimer: Sendable {
     /// A closure called for each tick.
-    public typealias Handler = @Sendable (TimerTick) -> Void
+    package typealias Handler = @Sendable (TimerTick) -> Void
 
     // The stored properties are ordered so that the object has no padding between them: every armed timer is
     // one allocation of this object, so each byte counts (see docs/latency.md, "Arming and cancelling many timers").
@@ -65,16 +65,19 @@ public final class TempoTimer: Sendable {
         try self.init(configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: handler)
     }
 
+    /// - Parameter validated: Whether the caller has just validated `configuration` (``TimerSchedule`` does, to
+    ///   make it): the common path then checks it once, not twice.
     init(
         configuration: Configuration,
         scheduler: any TimerScheduler,
         targetIsAlive: (@Sendable () -> Bool)?,
-        handler: Handler?
+        handler: Handler?,
+        validated: Bool = false
     ) throws(TempoError) {
-        try configuration.validate()
+        if !validated { try configuration.validate() }
         let clock = configuration.clock
         if let system = Self.systemScheduler(scheduler) {
-            let driver = system.driver(for: clock)
+            let driver = system._withUnsafeGuaranteedRef { $0.driver(for: clock) }
             switch configuration.delivery.kind {
             case .immediate: engine = .systemInline(driver)
             case .privateQueue: engine = .systemPool(driver)
@@ -97,11 +100,13 @@ public final class TempoTimer: Sendable {
     /// `scheduler` as ``SystemScheduler`` when it is one (the class is final, so its type is compared exactly).
     ///
     /// Opening the existential and comparing metatypes costs a few instructions; `as?` goes through the runtime's
-    /// dynamic cast on every timer created.
-    private static func systemScheduler<Scheduler: TimerScheduler>(_ scheduler: Scheduler) -> SystemScheduler? {
+    /// dynamic cast on every timer created. Unretained: the caller's `scheduler` keeps it alive meanwhile.
+    private static func systemScheduler<Scheduler: TimerScheduler>(
+        _ scheduler: Scheduler
+    ) -> Unmanaged<SystemScheduler>? {
         guard Scheduler.self == SystemScheduler.self else { return nil }
-        // `Scheduler` is `SystemScheduler`: the value is that class's reference, loaded (and retained) as such.
-        return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: SystemScheduler.self) }
+        // `Scheduler` is `SystemScheduler`: the value is that class's reference, loaded (not retained) as such.
+        return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: Unmanaged<SystemScheduler>.self) }
     }
 
     // MARK: State
@@ -203,13 +208,17 @@ public final class TempoTimer: Sendable {
     /// from paused it resumes; while running it does nothing.
     ///
     /// A one-shot whose tick has fired is finished, so `start()` runs it again (as it restarts a cancelled timer):
-    /// creating a timer never starts it, so the `start()` that creates and starts in one line is the only one.
+    /// creating a timer never starts it, so the `start()` that creates and starts in one line is the only one. An
+    /// ``TimerSchedule/after(_:leeway:delivery:clock:)`` one-shot then waits its delay again; an
+    /// ``TimerSchedule/at(_:ifPast:leeway:delivery:)`` one-shot is re-armed at its deadline, which has passed, so it
+    /// fires again at once (whatever its ``PastDeadlinePolicy``: that is checked only where the timer is created);
+    /// move it first with ``reschedule(at:)`` or ``reschedule(after:)``.
     ///
     /// - Returns: The timer, so that `try TempoTimer(...) { ... }.start()` creates and starts in one expression.
     @discardableResult
     public func start() -> TempoTimer {
         let now = now()
-        perform { $0.start(now: now) }
+        perform(now: now) { $0.start(now: now) }
         return self
     }
 
@@ -235,7 +244,8 @@ public final class TempoTimer: Sendable {
     /// A paused timer stays paused with a full first delay left (``restart(interval:)`` resumes it instead); any
     /// other timer ends up running. A one-shot has no interval: an ``TimerSchedule/after(_:leeway:delivery:clock:)``
     /// one-shot starts its delay over, and an ``TimerSchedule/at(_:ifPast:leeway:delivery:)`` one-shot is re-armed
-    /// at its deadline, so once that has passed it fires at once (move it with ``reschedule(at:)``).
+    /// at its deadline, so once that has passed it fires at once, even one created with `ifPast: .throw` (the
+    /// ``PastDeadlinePolicy`` is checked only where the timer is created; move it with ``reschedule(at:)``).
     ///
     /// - Parameter interval: A new interval, or `nil` to keep the current one.
     /// - Throws: ``TempoError`` when `interval` is invalid, or is given for a one-shot
@@ -303,13 +313,13 @@ public final class TempoTimer: Sendable {
     /// - Parameter handler: The handler.
     /// - Returns: A token for ``removeObserver(_:)``.
     @discardableResult
-    public func addObserver(_ handler: @escaping Handler) -> TimerObservation {
+    public func addObserver(_ handler: @escaping @Sendable (TimerTick) -> Void) -> TimerObservation {
         TimerObservation(id: machine.withLock { $0.addObserver(handler) })
     }
 
-    /// Removes a handler added with ``addObserver(_:)-(TempoTimer.Handler)``. A run already under way still calls it.
+    /// Removes a handler added with ``addObserver(_:)``. A run already under way still calls it.
     ///
-    /// - Parameter observation: The token ``addObserver(_:)-(TempoTimer.Handler)`` returned.
+    /// - Parameter observation: The token ``addObserver(_:)`` returned.
     /// - Returns: Whether the handler was registered.
     @discardableResult
     public func removeObserver(_ observation: TimerObservation) -> Bool {
@@ -329,35 +339,49 @@ public final class TempoTimer: Sendable {
 
     // MARK: Machinery
 
-    func perform(_ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
+    ///
+    /// `now`, when the caller read the timer's clock just before, is passed on to the scheduler: on the monotonic
+    /// clock it serves as the new action's ordering stamp, so that the driver need not read the clock again (see
+    /// ``ClockDriver``).
+    func perform(now: TimerInstant? = nil, _ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
         // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
         // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
         // the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and no work runs
         // under it). Other schedulers are armed after the lock is released (``run(_:)``).
-        let actions = machine.withLock { machine in
-            var actions = transition(&machine)
-            switch actions.scheduler {
-            case .none, .disarm:
-                break
-            case .arm(let arm):
-                if let driver = unretainedDriver {
-                    driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine) }
-                    actions.scheduler = .none
-                }
-            case .replace(let old, let arm):
-                if let driver = unretainedDriver {
-                    driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine) }
-                    actions.scheduler = .disarm(old)
-                }
-            }
-            return actions
-        }
+        let actions = machine.withLock { machine in armUnderLock(transition(&machine), &machine, now: now) }
         run(actions)
     }
 
+    /// Makes the ``SystemScheduler`` arm of `actions` under the timer's lock (see ``perform(_:)``) and returns what is
+    /// left to ``run(_:)`` once the lock is released.
+    @inline(__always)
+    private func armUnderLock(
+        _ actions: TimerStateMachine.Actions, _ machine: inout TimerStateMachine, now: TimerInstant?
+    ) -> TimerStateMachine.Actions {
+        var actions = actions
+        switch actions.scheduler {
+        case .none, .disarm:
+            break
+        case .arm(let arm):
+            if let driver = unretainedDriver {
+                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, now: now) }
+                actions.scheduler = .none
+            }
+        case .replace(let old, let arm):
+            if let driver = unretainedDriver {
+                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, now: now) }
+                actions.scheduler = .disarm(old)
+            }
+        }
+        return actions
+    }
+
     /// Inserts `arm` into ``SystemScheduler`` and records its handle; called under the timer's lock.
-    private func armSystem(_ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine) {
-        let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: .timer(self))
+    private func armSystem(
+        _ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine, now: TimerInstant?
+    ) {
+        let monotonicNow = driver.clock == .monotonic ? now?.nanosecondsRoundedDown : nil
+        let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: .timer(self), now: monotonicNow)
         // Always recorded: the transition that requested the arm left the machine waiting for exactly this one.
         if !machine.armed(action, generation: arm.generation) {
             assertionFailure("an arm request was not recorded in the critical section that made it")
@@ -433,15 +457,24 @@ public final class TempoTimer: Sendable {
     }
 
     /// Runs queued deliveries one at a time until the mailbox is empty.
+    ///
+    /// After a scheduled tick's handlers return, the next step is taken in the same critical section that reports
+    /// the delivery (``TimerStateMachine/scheduledTickDelivered()``, which may arm the next deadline): one lock
+    /// round trip per tick fewer than reporting and then asking.
     private func drain() {
         var target = TimerStateMachine.TargetCheck.unchecked
+        var delivered = false
         while true {
             let now = now()
-            let step = machine.withLock { machine in
+            let (step, actions) = machine.withLock { machine in
+                let actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: now) : .none
                 let step = machine.nextStep(now: now, target: target)
                 if case .tick = step { claimsInFlight.add(1, ordering: .relaxed) }
-                return step
+                return (step, actions)
             }
+            delivered = false
+            // Another scheduler's arm, made outside the lock (a tick's delivery never starts a drain: this one runs).
+            run(actions)
             target = .unchecked
             switch step {
             case .idle:
@@ -457,9 +490,7 @@ public final class TempoTimer: Sendable {
                 } else {
                     handlers(tick)
                 }
-                if !tick.isManual {
-                    perform { $0.scheduledTickDelivered() }
-                }
+                delivered = !tick.isManual
             case .state(let newState, let handler):
                 handler(newState)
             case .targetGone:
@@ -477,10 +508,12 @@ extension TempoTimer: DeliveryLane {
     }
 
     /// ``SystemScheduler`` reached the deadline of the action `id` (armed under the timer's lock, so a live one is
-    /// recorded as armed).
-    func scheduledActionReached(id: UInt64) {
-        let now = now()
-        perform { $0.deadlineReached(actionID: id, now: now) }
+    /// recorded as armed); `now` is the clock's reading of the wake that found it due (the ticks it claims are due by
+    /// then), or `nil` to read the clock.
+    func scheduledActionReached(id: UInt64, now wakeNow: TimerInstant? = nil) {
+        let now = wakeNow ?? self.now()
+        // The wake's reading is older than this call: not a stamp for an arm made here (see `perform(now:_:)`).
+        perform(now: wakeNow == nil ? now : nil) { $0.deadlineReached(actionID: id, now: now) }
     }
 
     /// A pool worker drains the mailbox.
@@ -489,7 +522,7 @@ extension TempoTimer: DeliveryLane {
     }
 }
 
-/// A token for a handler added with ``TempoTimer/addObserver(_:)-(TempoTimer.Handler)``.
+/// A token for a handler added with ``TempoTimer/addObserver(_:)``.
 public struct TimerObservation: Hashable, Sendable {
     let id: UInt64
 }

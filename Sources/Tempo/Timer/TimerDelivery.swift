@@ -19,11 +19,13 @@ public struct TimerDelivery: Sendable, CustomStringConvertible {
     /// them on the clock's driver thread that woke (no second thread wakeup, so it is as punctual as
     /// ``immediate``), while the clock's second driver thread stands by: if the handlers are still running
     /// 0.5 ms after the deadline, that thread takes over waiting for the clock's other deadlines. Other timers
-    /// due in the same wake, and every timer while the standby thread is itself held by a handler, run on
-    /// Tempo's delivery pool (one thread per core, at least two; it starts one more thread when every pool
-    /// thread has been busy with one handler for 50 ms). So a handler that blocks delays the other timers of its
-    /// clock by about 0.5 ms at most, once, and its own timer's later ticks until it returns. Runs of different
-    /// timers may run in parallel. On other schedulers (`VirtualClock`), handlers run on a shared concurrent
+    /// due in the same wake run after it on the same thread, one after the other, while Tempo's delivery pool
+    /// (one thread per core, at least two; it starts one more thread when every pool thread has been busy with one
+    /// handler for 50 ms) helps with many of them (one more pool thread per 128 timers due together) and takes over
+    /// the rest when the standby thread had to take over waiting; every timer while the standby thread is itself
+    /// held by a handler runs on the pool. So a handler that blocks delays the other timers of its clock by about
+    /// 0.5 ms at most, once, and its own timer's later ticks until it returns. Runs of different timers may run in
+    /// parallel. On other schedulers (`VirtualClock`), handlers run on a shared concurrent
     /// queue (`VirtualClock` runs them in step with virtual time).
     public static let privateQueue = TimerDelivery(kind: .privateQueue)
 

@@ -1,4 +1,16 @@
 extension TimerSchedule {
+    /// ``configuration(delivery:now:)`` reading `scheduler`'s clock only when the schedule needs it (an `at:` deadline
+    /// with ``PastDeadlinePolicy/throw``): the common path makes no closure that holds the scheduler and the schedule.
+    func configuration(
+        delivery: TimerDelivery, scheduler: any TimerScheduler
+    ) throws(TempoError) -> TempoTimer.Configuration {
+        if case .at(_, let ifPast) = kind, ifPast == .throw {
+            let now = scheduler.now(clock)
+            return try configuration(delivery: delivery) { now }
+        }
+        return try configuration(delivery: delivery) { preconditionFailure("only an at: deadline that throws reads") }
+    }
+
     /// The engine's configuration of this schedule, delivering with `delivery`.
     ///
     /// - Parameters:

@@ -63,7 +63,7 @@ public struct TimerSchedule: Sendable {
         clock: TimerClock? = nil
     ) -> TimerSchedule {
         var resolved = clock ?? .monotonic
-        if clock == nil, case .at(let deadline) = first { resolved = deadline.clock }
+        if clock == nil, case .at(let deadline) = first.kind { resolved = deadline.clock }
         return TimerSchedule(
             kind: .every(interval, repeats, first), leeway: leeway, latePolicy: latePolicy, delivery: delivery,
             clock: resolved)
@@ -88,7 +88,7 @@ public struct TimerSchedule: Sendable {
     /// One tick, `delay` after start: a true one-shot, with no interval.
     ///
     /// A delay follows the one rule for delays, as ``FirstTick/after(_:)`` and ``TempoTimer/reschedule(after:)``
-    /// do: any delay from zero to ``TempoError/maximumDuration``; zero ticks at once on ``TempoTimer/start()`` (on
+    /// do: any delay from zero to 292 years (`Int64.max` ns); zero ticks at once on ``TempoTimer/start()`` (on
     /// the delivery's next turn, not inside `start()`). A negative or larger delay makes creating the timer throw
     /// ``TempoError`` with ``TempoError/Code/invalidInterval`` naming it.
     ///

@@ -1,4 +1,7 @@
 /// The lifecycle state of a ``TempoTimer``.
+///
+/// An enum, closed: the states of a timer's lifecycle, which code switches over exhaustively; a new state would change
+/// what the others mean, a breaking change however it is spelled.
 public enum TimerState: Hashable, Sendable, CustomStringConvertible {
     /// Created and never started.
     case idle

@@ -103,7 +103,7 @@ struct TimerStateMachine {
     var handlers = TimerHandlers()
 
     init(config: TempoTimer.Configuration, handler: Handler?, targetIsAlive: (@Sendable () -> Bool)? = nil) {
-        switch config.repeats {
+        switch config.repeats.kind {
         case .once: repeatsKind = .once
         case .times: repeatsKind = .times
         case .forever: repeatsKind = .forever
@@ -156,7 +156,7 @@ struct TimerStateMachine {
     /// Where a reset puts the first tick: one interval (or the first-tick delay) from now; an `at:` one-shot is
     /// re-armed at its deadline, while a repeating timer's absolute first tick counts as one interval.
     private func resetFirst(now: TimerInstant) -> TimerInstant {
-        switch firstTick {
+        switch firstTick.kind {
         case .afterInterval: now + grid.interval
         case .after(let delay): now + delay
         case .at(let deadline): repeatsKind == .once ? deadline.instant : now + grid.interval
@@ -170,7 +170,7 @@ struct TimerStateMachine {
     /// The schedule, with the delivery and clock the timer keeps.
     func schedule(delivery: TimerDelivery, clock: TimerClock) -> TimerSchedule {
         let kind: TimerSchedule.Kind
-        switch (repeatsKind, firstTick) {
+        switch (repeatsKind, firstTick.kind) {
         case (.once, .at(let deadline)): kind = .at(deadline.instant, .fireImmediately)
         case (.once, .after(let delay)): kind = .after(delay)
         case (.once, .afterInterval): kind = .after(grid.interval)
@@ -234,7 +234,7 @@ struct TimerStateMachine {
         if let first {
             grid.restart(first: first)
         } else {
-            switch extras?.firstTick {
+            switch extras?.firstTick.kind {
             case .none, .afterInterval: grid.restart(first: now + grid.interval)
             case .after(let delay): grid.restart(first: now + delay)
             case .at(let deadline): grid.restart(first: deadline.instant)
@@ -252,7 +252,7 @@ struct TimerStateMachine {
     /// cancelled: a new run begins whose first tick is due at `instant`. An instant already past is a late tick.
     /// For an `at:` one-shot `instant` also becomes its deadline, which a later reset re-arms.
     mutating func reschedule(to instant: TimerInstant, now: TimerInstant) -> Actions {
-        if repeatsKind == .once, case .at(let deadline) = firstTick {
+        if repeatsKind == .once, case .at(let deadline) = firstTick.kind {
             neededExtras().firstTick = .at(TimerDeadline(instant, clock: deadline.clock))
         }
         switch phase {

@@ -1,4 +1,4 @@
-/// A handler bound to a target it holds weakly: the one implementation behind every `target:` and `owner:` form
+/// A handler bound to a target it holds weakly: the one implementation behind every `.weak(target)` form
 /// of the toolkit (``TimerHandler/weak(_:_:)``, taken by ``TempoTimer``, ``TimerRegistry`` and ``SharedTicker``, and TempoPlans'
 /// `PlanHandler.weak(_:_:)`).
 ///

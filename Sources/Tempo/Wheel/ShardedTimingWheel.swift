@@ -110,20 +110,21 @@ public final class ShardedTimingWheel: Sendable {
     /// Arms a value timer at `deadline` on the calling thread's shard; see ``TimingWheel/schedule(at:value:)``.
     ///
     /// - Parameters:
-    ///   - deadline: When the timer is due, on the wheel's clock.
+    ///   - deadline: When the timer is due (another clock's deadline is converted as
+    ///     ``TimingWheel/schedule(at:value:)`` says).
     ///   - value: The value handed to ``TimingWheelHandler/timerFired(value:)``.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:at:)``, valid from any thread.
     /// - Throws: ``TempoError`` as ``TimingWheel/schedule(at:value:)`` does.
     /// - Complexity: O(1); a shard's table grows by one fixed chunk when full.
     @discardableResult
-    public func schedule(at deadline: TimerInstant, value: UInt64) throws(TempoError) -> TimingWheel.Handle {
+    public func schedule(at deadline: TimerDeadline, value: UInt64) throws(TempoError) -> TimingWheel.Handle {
         try withLocal { wheel throws(TempoError) in try wheel.schedule(at: deadline, value: value) }
     }
 
     /// Arms a value timer `delay` from now on the calling thread's shard; see ``TimingWheel/schedule(after:value:)``.
     ///
     /// - Parameters:
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     ///   - value: The value handed to ``TimingWheelHandler/timerFired(value:)``.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``, valid from any thread.
     /// - Throws: ``TempoError`` as ``TimingWheel/schedule(after:value:)`` does.
@@ -136,13 +137,14 @@ public final class ShardedTimingWheel: Sendable {
     /// Arms a closure timer at `deadline` on the calling thread's shard; see ``TimingWheel/schedule(at:_:)``.
     ///
     /// - Parameters:
-    ///   - deadline: When the timer is due, on the wheel's clock.
+    ///   - deadline: When the timer is due (another clock's deadline is converted as
+    ///     ``TimingWheel/schedule(at:value:)`` says).
     ///   - action: The work to run on the delivery queue or driver thread.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:at:)``.
     /// - Throws: ``TempoError`` as ``TimingWheel/schedule(at:_:)`` does.
     /// - Complexity: O(1); a shard's table grows by one fixed chunk when full.
     @discardableResult
-    public func schedule(at deadline: TimerInstant, _ action: @escaping @Sendable () -> Void) throws(TempoError)
+    public func schedule(at deadline: TimerDeadline, _ action: @escaping @Sendable () -> Void) throws(TempoError)
         -> TimingWheel.Handle
     {
         try withLocal { wheel throws(TempoError) in try wheel.schedule(at: deadline, action) }
@@ -151,7 +153,7 @@ public final class ShardedTimingWheel: Sendable {
     /// Arms a closure timer `delay` from now on the calling thread's shard; see ``TimingWheel/schedule(after:_:)``.
     ///
     /// - Parameters:
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     ///   - action: The work to run on the delivery queue or driver thread.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
     /// - Throws: ``TempoError`` as ``TimingWheel/schedule(after:_:)`` does.
@@ -183,7 +185,7 @@ public final class ShardedTimingWheel: Sendable {
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `deadline` is out of range.
     /// - Complexity: O(shards) to find the shard, then O(1).
     @discardableResult
-    public func reschedule(_ handle: TimingWheel.Handle, at deadline: TimerInstant) throws(TempoError) -> Bool {
+    public func reschedule(_ handle: TimingWheel.Handle, at deadline: TimerDeadline) throws(TempoError) -> Bool {
         guard let shard = shard(of: handle) else { return false }
         return try shard.reschedule(handle, at: deadline)
     }
@@ -192,9 +194,9 @@ public final class ShardedTimingWheel: Sendable {
     ///
     /// - Parameters:
     ///   - handle: A handle from this wheel.
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     /// - Returns: `true` if the timer was armed; `false` for a stale handle.
-    /// - Throws: ``TempoError`` for a negative delay or one above ``TempoError/maximumDuration``.
+    /// - Throws: ``TempoError`` for a negative delay or one above 292 years (`Int64.max` ns).
     /// - Complexity: O(shards) to find the shard, then O(1).
     @discardableResult
     public func reschedule(_ handle: TimingWheel.Handle, after delay: Duration) throws(TempoError) -> Bool {
@@ -217,7 +219,7 @@ public final class ShardedTimingWheel: Sendable {
     ///
     /// - Parameter handle: A handle from this wheel.
     /// - Returns: The deadline the timer will fire at or after.
-    public func deadline(of handle: TimingWheel.Handle) -> TimerInstant? {
+    public func deadline(of handle: TimingWheel.Handle) -> TimerDeadline? {
         shard(of: handle)?.deadline(of: handle)
     }
 }

@@ -26,13 +26,13 @@ extension TimingWheel {
         ///
         /// - Parameters:
         ///   - resolution: The length of one slot; see ``resolution``.
-        ///   - clock: The clock deadlines are measured on.
         ///   - delivery: Where the callbacks run; see ``delivery``.
+        ///   - clock: The clock deadlines are measured on.
         ///   - initialCapacity: How many timers fit before the table first grows.
         public init(
             resolution: Duration = .milliseconds(1),
-            clock: TimerClock = .monotonic,
             delivery: TimerDelivery = .privateQueue,
+            clock: TimerClock = .monotonic,
             initialCapacity: Int = 1024
         ) {
             self.resolution = resolution
@@ -48,7 +48,7 @@ extension TimingWheel {
         /// Checks every field.
         ///
         /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a resolution that is not positive,
-        ///   not a whole number of nanoseconds or above ``TempoError/maximumDuration``, and
+        ///   not a whole number of nanoseconds or above 292 years (`Int64.max` ns), and
         ///   ``TempoError/Code/invalidCount`` for a negative `initialCapacity` or one above
         ///   ``maximumInitialCapacity`` (the table still grows past it as timers are armed).
         public func validate() throws(TempoError) {

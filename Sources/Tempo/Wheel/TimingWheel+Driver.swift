@@ -160,7 +160,7 @@ extension TimingWheel {
                     count += 1
                     index += 1
                 }
-                handler.timersFired(values: UnsafeBufferPointer(rebasing: buffer[..<count]))
+                handler.timersFired(values: UnsafeBufferPointer(rebasing: buffer[..<count]), on: self)
             }
         }
         return index

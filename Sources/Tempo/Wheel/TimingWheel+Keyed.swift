@@ -2,17 +2,10 @@
 /// ``KeyedRateLimiter``) take a batch of due tokens under one lock, in code specialized for their key and value.
 @usableFromInline
 protocol TimingWheelBatchHandler: TimingWheelHandler {
-    /// Called for consecutive value timers of one driver run, in firing order, outside the wheel's lock; the same
-    /// contract as ``TimingWheelHandler/timerFired(value:)`` for each value in turn.
-    func timersFired(values: UnsafeBufferPointer<UInt64>)
-}
-
-extension TimingWheelBatchHandler {
-    /// One value timer: a batch of one.
-    @inlinable
-    func timerFired(value: UInt64) {
-        withUnsafePointer(to: value) { timersFired(values: UnsafeBufferPointer(start: $0, count: 1)) }
-    }
+    /// Called for consecutive value timers of one driver run of `wheel`, in firing order, outside the wheel's lock;
+    /// the same contract as ``TimingWheelHandler/timerFired(value:)`` for each value in turn. The handler may arm
+    /// timers on `wheel` again (a keyed entry whose deadline moved later while its timer waited).
+    func timersFired(values: UnsafeBufferPointer<UInt64>, on wheel: TimingWheel)
 }
 
 /// When a keyed timer is due: at an instant, or after a delay from now (the wheel's cheaper relative arm), given as a
@@ -22,6 +15,8 @@ enum WheelDue {
     case at(TimerInstant)
     case after(Duration)
     case afterNanoseconds(Int64)
+    /// At a deadline in nanoseconds since the wheel's origin (from ``TimingWheel/keyedNow()``).
+    case atNanoseconds(Int64)
 }
 
 // The timers of the keyed toolkit types, named by table index and value instead of a ``TimingWheel/Handle``.
@@ -38,7 +33,28 @@ extension TimingWheel {
         case .at(let deadline): try schedule(at: deadline, value: value).index
         case .after(let delay): try schedule(after: delay, value: value).index
         case .afterNanoseconds(let delay): try schedule(after: .nanoseconds(delay), value: value).index
+        case .atNanoseconds(let deadline): armKeyed(nanoseconds: deadline, value: value)
         }
+    }
+
+    /// Arms a value timer due `deadline` nanoseconds after the wheel's origin; returns its table index.
+    @usableFromInline
+    func armKeyed(nanoseconds deadline: Int64, value: UInt64) -> UInt32 {
+        arm(deadline: deadline, value: value, action: nil).index
+    }
+
+    /// The wheel's clock now, in nanoseconds since its origin rounded up (so a deadline from it is never early);
+    /// `Int64.max` past the wheel's range.
+    @usableFromInline
+    func keyedNow() -> Int64 {
+        (try? nanoseconds(scheduler.now(configuration.clock))) ?? .max
+    }
+
+    /// The wheel's clock now, in nanoseconds since its origin rounded down (a deadline at or before it has come).
+    @usableFromInline
+    func keyedNowRoundedDown() -> Int64 {
+        let attoseconds = (scheduler.now(configuration.clock) - origin).attoseconds / 1_000_000_000
+        return Int64(clamping: attoseconds)
     }
 
     /// Moves the armed timer at `index` that carries `value`; `false` when there is none (it was taken for firing).
@@ -52,6 +68,7 @@ extension TimingWheel {
             let (sum, overflow) = try self.nanoseconds(now).addingReportingOverflow(delay)
             // Past the wheel's range: the checked path reports it.
             nanoseconds = overflow ? try self.nanoseconds(deadline(after: .nanoseconds(delay))) : sum
+        case .atNanoseconds(let deadline): nanoseconds = deadline
         }
         return state.withLock { state in
             guard let sequence = state.core.sequence(of: index, value: value) else { return false }

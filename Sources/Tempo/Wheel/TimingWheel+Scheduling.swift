@@ -14,7 +14,7 @@ extension TimingWheel {
     ///   the value; nothing is armed).
     /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
-    public func schedule(at deadline: TimerInstant, value: UInt64) throws(TempoError) -> Handle {
+    package func schedule(at deadline: TimerInstant, value: UInt64) throws(TempoError) -> Handle {
         try requireHandler()
         return arm(deadline: try nanoseconds(deadline), value: value, action: nil)
     }
@@ -28,12 +28,12 @@ extension TimingWheel {
     ///
     /// - Parameters:
     ///   - delay: How long from now on the wheel's clock, from zero (due at once: it fires in the next batch, as a
-    ///     deadline already past does) to ``TempoError/maximumDuration``: the one rule for delays, as for
+    ///     deadline already past does) to 292 years (`Int64.max` ns): the one rule for delays, as for
     ///     `TimerSchedule.after(_:)`.
     ///   - value: The value handed to ``TimingWheelHandler/timerFired(value:)``.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
-    ///   ``TempoError/maximumDuration``, ``TempoError/Code/invalidInstant`` when the deadline is out of range, or
+    ///   292 years (`Int64.max` ns), ``TempoError/Code/invalidInstant`` when the deadline is out of range, or
     ///   ``TempoError/Code/invalidArgument`` when the wheel was created without a handler.
     /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
@@ -59,7 +59,7 @@ extension TimingWheel {
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `deadline` is out of range.
     /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
-    public func schedule(at deadline: TimerInstant, _ action: @escaping @Sendable () -> Void) throws(TempoError)
+    package func schedule(at deadline: TimerInstant, _ action: @escaping @Sendable () -> Void) throws(TempoError)
         -> Handle
     {
         arm(deadline: try nanoseconds(deadline), value: 0, action: action)
@@ -72,11 +72,11 @@ extension TimingWheel {
     ///
     /// - Parameters:
     ///   - delay: How long from now on the wheel's clock, from zero (due at once) to
-    ///     ``TempoError/maximumDuration``.
+    ///     292 years (`Int64.max` ns).
     ///   - action: The work to run; it runs on the wheel's delivery queue or driver thread.
     /// - Returns: A handle for ``cancel(_:)`` and ``reschedule(_:after:)``.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
-    ///   ``TempoError/maximumDuration``, or ``TempoError/Code/invalidInstant`` when the deadline is out of range.
+    ///   292 years (`Int64.max` ns), or ``TempoError/Code/invalidInstant`` when the deadline is out of range.
     /// - Complexity: O(1); when the table is full it grows by one fixed chunk.
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) throws(TempoError) -> Handle {
@@ -116,7 +116,7 @@ extension TimingWheel {
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `deadline` is out of range.
     /// - Complexity: O(1).
     @discardableResult
-    public func reschedule(_ handle: Handle, at deadline: TimerInstant) throws(TempoError) -> Bool {
+    package func reschedule(_ handle: Handle, at deadline: TimerInstant) throws(TempoError) -> Bool {
         // A timer still waiting for its deadline (see "Relative deadlines") simply gets this one.
         let nanoseconds = try nanoseconds(deadline)
         guard handle.wheel == id else { return false }
@@ -135,10 +135,10 @@ extension TimingWheel {
     ///
     /// - Parameters:
     ///   - handle: A handle from this wheel.
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     /// - Returns: `true` if the timer was armed; `false` for a stale handle.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns).
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ handle: Handle, after delay: Duration) throws(TempoError) -> Bool {
@@ -200,7 +200,7 @@ extension TimingWheel {
         return rounded <= UInt64(Int64.max / 2) ? Int64(rounded) : nil
     }
 
-    private func arm(deadline: Int64, value: UInt64, action: Action?) -> Handle {
+    func arm(deadline: Int64, value: UInt64, action: Action?) -> Handle {
         state.withLock { state in
             if state.core.dueTick(deadline) < state.armedTick { catchUp(&state) }
             let (index, sequence, expiration) = state.core.insert(deadline: deadline, value: value, action: action)

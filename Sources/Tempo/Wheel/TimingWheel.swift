@@ -96,7 +96,7 @@ public final class TimingWheel: Sendable {
     let usesPool: Bool
     /// The instant of tick 0: when the wheel was created.
     let origin: TimerInstant
-    /// The last deadline the wheel accepts: ``TempoError/maximumDuration`` after ``origin``.
+    /// The last deadline the wheel accepts: 292 years (`Int64.max` ns) after ``origin``.
     @usableFromInline var latestDeadline: TimerInstant { origin + TempoError.maximumDuration }
     let tickNanoseconds: Int64
     /// Identifies this wheel in its handles, so a handle from another wheel is a no-op here.
@@ -193,14 +193,9 @@ public final class TimingWheel: Sendable {
         return state.withLock { $0.core.isArmed(handle.index, handle.sequence) }
     }
 
-    /// The deadline of an armed timer (rounded up to the nanosecond), or `nil` for a stale handle.
-    ///
-    /// A timer armed with a delay on ``SystemScheduler`` that still waits for the driver's next clock reading
-    /// (see "Relative deadlines") gets its deadline now, from a clock reading taken here.
-    ///
-    /// - Parameter handle: A handle from this wheel.
-    /// - Returns: The deadline the timer will fire at or after.
-    public func deadline(of handle: Handle) -> TimerInstant? {
+    /// The deadline of an armed timer on the wheel's clock (rounded up to the nanosecond), or `nil` for a stale
+    /// handle: ``deadline(of:)`` without the clock.
+    package func instantDeadline(of handle: Handle) -> TimerInstant? {
         guard handle.wheel == id else { return nil }
         let nanoseconds = state.withLock { state -> Int64? in
             guard state.core.isArmed(handle.index, handle.sequence) else { return nil }

@@ -46,7 +46,7 @@ package struct OverlapGate: Sendable, Hashable {
             started += 1
             return true
         }
-        switch policy {
+        switch policy.kind {
         case .burst:
             pending += 1
         case .coalesce:

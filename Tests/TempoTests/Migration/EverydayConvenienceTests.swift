@@ -21,11 +21,14 @@ import Testing
         timer.cancel()
     }
 
-    @Test func removeAllObserversThenCancelStopsTheTimer() throws {
+    @Test func removeAllObserversThenCancelFromAHandlerStopsTheTimer() throws {
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer(.every(.seconds(1)), scheduler: clock, log.record).start()
-        timer.addObserver { timer, _ in timer.removeAllObservers(thenCancel: true) }
+        timer.addObserver { [weak timer] _ in
+            timer?.removeAllObservers()
+            timer?.cancel()
+        }
         clock.advance(by: .seconds(5))
         #expect(log.count == 1)
         #expect(timer.state == .cancelled)
@@ -33,12 +36,13 @@ import Testing
         #expect(timer.removeAllObservers() == 0)
     }
 
-    @Test func fireAndPauseRunsTheHandlerOnceAndKeepsTheTimeLeft() throws {
+    @Test func fireThenPauseRunsTheHandlerOnceAndKeepsTheTimeLeft() throws {
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer(.every(.seconds(10)), scheduler: clock, log.record).start()
         clock.advance(by: .seconds(4))
-        #expect(timer.fire(andPause: true))
+        #expect(timer.fire())
+        timer.pause()
         #expect(log.all.map(\.isManual) == [true])
         #expect(timer.state == .paused)
         #expect(timer.timeUntilNextTick == .seconds(6))
@@ -47,10 +51,10 @@ import Testing
         timer.resume()
         clock.advance(by: .seconds(6))
         #expect(log.all.map(\.isManual) == [true, false])
-        #expect(timer.fire(andPause: false))
+        #expect(timer.fire())
         #expect(timer.state == .running)
         timer.cancel()
-        #expect(!timer.fire(andPause: true))
+        #expect(!timer.fire())
         #expect(timer.state == .cancelled)
     }
 

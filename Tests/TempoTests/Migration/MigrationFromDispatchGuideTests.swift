@@ -96,7 +96,7 @@ import Testing
         let clock = VirtualClock()
         let owner = Owner()
         let timer = try TempoTimer(
-            .every(.seconds(1)), scheduler: clock, handler: .weak(owner) { owner, _ in owner.tick() })
+            .every(.seconds(1)), scheduler: clock, handler: .weak(owner) { target, _ in target.tick() })
         timer.start()
         clock.advance(by: .seconds(3))
         #expect(owner.ticks.value == 3)

@@ -30,6 +30,25 @@ import Testing
         timer.cancel()
     }
 
+    @Test func aOneShotResetWithRestartIsRescheduleAfterNotRestart() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        // Repeat's `timer.reset(.seconds(2), restart: true)` on a one-shot: it fires again 2 s later.
+        let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock) { timer, tick in
+            log.record(tick)
+            if tick.index == 1 { try? timer.reschedule(after: .seconds(2)) }
+        }.start()
+        clock.advance(by: .seconds(1))
+        #expect(log.count == 1)
+        clock.advance(by: .milliseconds(1_999))
+        #expect(log.count == 1)
+        clock.advance(by: .milliseconds(1))
+        #expect(log.count == 2)
+        // The old row's port: a one-shot has no interval, so restart(interval:) throws (and `try?` lost the fire).
+        let error = #expect(throws: TempoError.self) { try timer.restart(interval: .seconds(2)) }
+        #expect(error?.code == .invalidInterval)
+    }
+
     @Test func anIdleFiniteTimerWithObservers() throws {
         let clock = VirtualClock()
         let steps = SaveCounter()
@@ -48,7 +67,8 @@ import Testing
         #expect(steps.value == 3 && logs.value == 2)
         #expect(timer.state == .running)
 
-        #expect(timer.fire(andPause: true))
+        #expect(timer.fire())
+        timer.pause()
         #expect(steps.value == 4)
         #expect(timer.state == .paused)
         // Repeat's `reset(_:restart: true)` runs a paused timer again: `restart(interval:)`, with no resume().
@@ -60,7 +80,8 @@ import Testing
         timer.resume()
         #expect(timer.state == .running)
 
-        timer.removeAllObservers(thenCancel: true)
+        timer.removeAllObservers()
+        timer.cancel()
         #expect(timer.state == .cancelled)
         clock.advance(by: .seconds(10))
         #expect(steps.value == 5)

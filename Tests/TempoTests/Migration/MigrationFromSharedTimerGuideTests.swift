@@ -14,7 +14,7 @@ import Testing
         let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
         var owner: Clock? = Clock()
         let fired = try #require(owner?.fired)
-        _ = try ticker.subscribe(handler: .weak(try #require(owner)) { owner, _ in owner.timerDidFire() })
+        _ = try ticker.subscribe(handler: .weak(try #require(owner)) { target, _ in target.timerDidFire() })
         clock.advance(by: .seconds(2))
         #expect(fired.value == 2)
         owner = nil
@@ -32,7 +32,7 @@ import Testing
         @Sendable func save() { saves.increment() }
         #expect(!ticker.isTicking)
         let subscription = try ticker.subscribe { _ in redraw() }
-        let saving = try ticker.subscribe(every: 5) { _ in save() }
+        let saving = try ticker.subscribe(everyNth: 5) { _ in save() }
         #expect(ticker.isTicking)
         clock.advance(by: .seconds(10))
         #expect(redraws.value == 10 && saves.value == 2)

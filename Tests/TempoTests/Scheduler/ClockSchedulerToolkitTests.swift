@@ -58,7 +58,7 @@ import Testing
         let log = log
         let ticker = try SharedTicker(.every(.seconds(1)), scheduler: scheduler)
         let every = try ticker.subscribe { tick in log.record("every \(tick.index)") }
-        let second = try ticker.subscribe(every: 2) { tick in log.record("second \(tick.index)") }
+        let second = try ticker.subscribe(everyNth: 2) { tick in log.record("second \(tick.index)") }
         #expect(await step(.seconds(1), expecting: 1))
         #expect(await step(.seconds(1), expecting: 3))
         #expect(Set(log.all) == ["every 1", "every 2", "second 2"])

@@ -4,8 +4,10 @@ import Testing
 
 @testable import Tempo
 
-/// A driver thread hands the default-delivery mailboxes of one wake to the delivery pool in one batch after the
-/// wake's due work (issue #31: leeway batching with the default delivery), keeping the first to drain itself.
+/// A driver thread runs the default-delivery mailboxes of one wake itself after the wake's due work: a lone one
+/// directly, several as one batch in the delivery pool's ring that it runs too, waking one worker per
+/// `DeliveryPool.lanesPerHelper` lanes (issue #31: leeway batching with the default delivery; issue #44: mass expiry
+/// with no lock and no wakeup per timer).
 @Suite struct DriverContextBatchTests {
     /// The order in which a pool ran its lanes.
     final class Log: Sendable {
@@ -44,24 +46,94 @@ import Testing
         #expect(log.indices.isEmpty, "nothing reaches the pool before the due work ends")
     }
 
-    @Test(.timeLimit(.minutes(1))) func theBatchRunsOnThePoolInTheOrderTaken() {
+    @Test(.timeLimit(.minutes(1))) func aLoneLaneRunsOnTheDriverThreadAndTouchesNoPool() {
         let log = Log()
         let done = DispatchSemaphore(value: 0)
-        let pool = DeliveryPool(workers: 1)  // one worker: the ring's order is the run order
+        let pool = DeliveryPool(workers: 1)
+        let context = DriverContext(index: 0)
+        context.acceptsMailbox = true
+        _ = context.take(Lane(7, log: log, done: done))
+        context.acceptsMailbox = false
+        context.runTaken(on: pool)
+        #expect(log.indices == [7], "runTaken returns once the lone lane ran, on the calling thread")
+        #expect(pool.startedCount == 0, "no worker was started for a lone lane")
+        #expect(context.mailbox == nil && context.deferred.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aSmallBatchRunsOnTheCallingThreadInTheOrderTakenAndWakesNoWorker() {
+        let log = Log()
+        let done = DispatchSemaphore(value: 0)
+        let pool = DeliveryPool(workers: 1)
         let context = DriverContext(index: 0)
         context.acceptsMailbox = true
         for index in 0..<40 { _ = context.take(Lane(index, log: log, done: done)) }
         context.acceptsMailbox = false
-        context.submitDeferred(to: pool)
+        context.runTaken(on: pool)
         #expect(context.deferred.isEmpty)
-        for _ in 1..<40 { done.wait() }
-        #expect(log.indices == Array(1..<40))
-        // A second wake (its mailbox still taken, as if being drained) hands all its lanes to the started worker.
+        // Fewer lanes than `lanesPerHelper`: the calling thread ran them all, in order, and woke nobody.
+        #expect(log.indices == Array(0..<40))
+        #expect(pool.startedCount == 0)
+        #expect(pool.waitingCount == 0, "the batch left the ring when its submitter ran out of lanes")
+        // A second wake reuses the batch (no worker is in it).
         context.acceptsMailbox = true
         for index in 40..<43 { _ = context.take(Lane(index, log: log, done: done)) }
         context.acceptsMailbox = false
-        context.submitDeferred(to: pool)
-        for _ in 0..<3 { done.wait() }
+        context.runTaken(on: pool)
         #expect(log.indices.suffix(3) == [40, 41, 42])
+    }
+
+    /// A lane that blocks until released, to hold the thread that takes it.
+    final class BlockingLane: DeliveryLane {
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        func runDeliveries() {
+            started.signal()
+            release.wait()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aWorkerTakesTheRestOfABatchWhoseRunnerIsHeldUp() {
+        let log = Log()
+        let done = DispatchSemaphore(value: 0)
+        let pool = DeliveryPool(workers: 1)
+        let context = DriverContext(index: 0)
+        let blocking = BlockingLane()
+        context.acceptsMailbox = true
+        _ = context.take(blocking)
+        for index in 1..<10 { _ = context.take(Lane(index, log: log, done: done)) }
+        context.acceptsMailbox = false
+        let thread = Thread { context.runTaken(on: pool) }
+        thread.start()
+        blocking.started.wait()
+        // What the driver's other thread does when it takes over waiting: a worker comes for the waiting lanes.
+        pool.serveWaiting()
+        for _ in 1..<10 { done.wait() }
+        #expect(log.indices == Array(1..<10), "the worker ran the other lanes, in order, while the first was held")
+        blocking.release.signal()
+        thread.join()
+        #expect(pool.waitingCount == 0)
+    }
+
+    /// When the clock's other thread took over waiting before the batch was submitted (the wake's due work ran long),
+    /// no take-over will call a worker in: the driver thread does it itself, so a blocked first lane still cannot
+    /// hold the others.
+    @Test(.timeLimit(.minutes(1))) func aWorkerIsCalledInAtOnceWhenNoThreadStandsBy() {
+        let log = Log()
+        let done = DispatchSemaphore(value: 0)
+        let pool = DeliveryPool(workers: 1)
+        let context = DriverContext(index: 0)
+        let blocking = BlockingLane()
+        context.acceptsMailbox = true
+        _ = context.take(blocking)
+        for index in 1..<10 { _ = context.take(Lane(index, log: log, done: done)) }
+        context.acceptsMailbox = false
+        let thread = Thread { context.runTaken(on: pool, standsBy: { false }) }
+        thread.start()
+        blocking.started.wait()
+        // Nobody calls `serveWaiting()` here.
+        for _ in 1..<10 { done.wait() }
+        #expect(log.indices == Array(1..<10))
+        blocking.release.signal()
+        thread.join()
     }
 }

@@ -56,6 +56,34 @@ import Darwin
         withExtendedLifetime(blockers) {}
     }
 
+    /// Timers due in one wake run as one batch that the driver thread runs itself (issue #44): a handler that blocks
+    /// there must not hold the batch's other timers. When the clock's other thread takes over waiting, a pool worker
+    /// takes the rest of the batch.
+    @Test(.timeLimit(.minutes(1)))
+    func aBlockedHandlerDoesNotHoldTheTimersDueInTheSameWake() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let flags = Flags()
+        let others = Atomic<Int>(0)
+        let deadline = SystemScheduler.shared.now(.monotonic) + .milliseconds(20)
+        // The blocker is scheduled first, so it runs first of the batch; the others follow it.
+        var timers = [
+            try TempoTimer(.at(.monotonic(deadline))) { _ in
+                flags.entered.add(1, ordering: .relaxed)
+                gate.wait()
+            }
+        ]
+        for _ in 0..<20 {
+            timers.append(try TempoTimer(.at(.monotonic(deadline))) { _ in others.add(1, ordering: .relaxed) })
+        }
+        for timer in timers { timer.start() }
+        defer { gate.signal() }
+        #expect(Self.waitUntil { flags.entered.load(ordering: .relaxed) == 1 }, "the blocker did not start")
+        #expect(
+            Self.waitUntil { others.load(ordering: .relaxed) == 20 },
+            "\(others.load(ordering: .relaxed)) of 20 timers due with a blocked handler ran in 10 s")
+        withExtendedLifetime(timers) {}
+    }
+
     /// `.immediate` handlers must not block, but if one does, the clock's other thread takes over. The Dispatch
     /// backend has no second thread: there the blocked handler holds the clock (documented in `DispatchAlarm`).
     @Test(.enabled(if: SystemScheduler.shared.backend == .timerfd, "the dispatch backend has no deputy thread"))

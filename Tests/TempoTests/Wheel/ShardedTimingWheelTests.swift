@@ -11,7 +11,9 @@ import Testing
         let wheel = try ShardedTimingWheel(
             configuration: .immediate, shardCount: 2, scheduler: clock, handler: log)
         let armed = TempoMutex<[(handle: TimingWheel.Handle, value: UInt64)]>([])
-        // Fresh threads, so each gets its own thread ordinal (consecutive ordinals: different shards).
+        // Fresh threads, so each gets its own thread ordinal; consecutive ordinals land on different shards, but a
+        // thread that another test starts in between can put both on one shard, so the shard check below accepts
+        // either (each thread's timers stay on its one shard).
         let threads = (0..<2).map { thread in
             Thread {
                 for index in 0..<100 {
@@ -26,7 +28,8 @@ import Testing
         for thread in threads { thread.join() }
         let all = armed.withLock { $0 }
         #expect(all.count == 200)
-        #expect(wheel.shardCounts == [100, 100])
+        #expect(wheel.shardCounts.reduce(0, +) == 200)
+        #expect(wheel.shardCounts.allSatisfy { [0, 100, 200].contains($0) }, "\(wheel.shardCounts)")
         #expect(wheel.count == 200)
         // Cancel a tenth of each thread's timers from this thread.
         var cancelled = Set<UInt64>()
@@ -53,12 +56,12 @@ import Testing
         #expect(!wheel.cancel(foreign))
         #expect(!wheel.isArmed(foreign))
         #expect(wheel.deadline(of: foreign) == nil)
-        #expect(try !wheel.reschedule(foreign, at: .zero))
+        #expect(try !wheel.reschedule(foreign, at: .monotonic(.zero)))
         #expect(other.isArmed(foreign))
-        let handle = try wheel.schedule(at: TimerInstant(offset: .seconds(2)), value: 2)
-        #expect(wheel.deadline(of: handle) == TimerInstant(offset: .seconds(2)))
+        let handle = try wheel.schedule(at: .monotonic(TimerInstant(offset: .seconds(2))), value: 2)
+        #expect(wheel.deadline(of: handle)?.instant == TimerInstant(offset: .seconds(2)))
         #expect(try wheel.reschedule(handle, after: .seconds(5)))
-        #expect(wheel.deadline(of: handle) == TimerInstant(offset: .seconds(5)))
+        #expect(wheel.deadline(of: handle)?.instant == TimerInstant(offset: .seconds(5)))
         for count in [0, -1, ShardedTimingWheel.maximumShardCount + 1] {
             do {
                 _ = try ShardedTimingWheel(shardCount: count, scheduler: clock)

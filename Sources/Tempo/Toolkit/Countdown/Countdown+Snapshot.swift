@@ -41,7 +41,7 @@ extension Countdown {
         }
     }
 
-    /// Records the countdown's phase and deadline for ``init(restoring:leeway:clock:delivery:scheduler:onTick:onFinish:)``.
+    /// Records the countdown's phase and deadline for ``init(restoring:leeway:delivery:clock:scheduler:onTick:onFinish:)``.
     ///
     /// - Returns: The snapshot; encode it with any `Encoder`.
     public func snapshot() -> Snapshot {
@@ -67,28 +67,28 @@ extension Countdown {
     /// - Parameters:
     ///   - snapshot: The snapshot.
     ///   - leeway: How late a tick may run.
-    ///   - clock: The clock to count on from now (default ``TimerClock/continuous``).
     ///   - delivery: Where the callbacks run.
+    ///   - clock: The clock to count on from now (default ``TimerClock/continuous``).
     ///   - scheduler: The scheduler.
     ///   - onTick: Called with the remaining time at each display boundary.
     ///   - onFinish: Called once when the time is up.
     /// The remaining time may exceed the duration (``Countdown/add(_:)`` grows it), so it is checked against
-    /// ``TempoError/maximumDuration``, not against `duration`.
+    /// 292 years (`Int64.max` ns), not against `duration`.
     ///
     /// - Throws: ``TempoError`` when the snapshot's duration or period is invalid, its remaining time is
-    ///   negative or above ``TempoError/maximumDuration``, or a running snapshot has no deadline or one more than
-    ///   ``TempoError/maximumDuration`` in the future.
+    ///   negative or above 292 years (`Int64.max` ns), or a running snapshot has no deadline or one more than
+    ///   292 years (`Int64.max` ns) in the future.
     public convenience init(
         restoring snapshot: Snapshot,
         leeway: Duration = .zero,
-        clock: TimerClock = .continuous,
         delivery: TimerDelivery = .privateQueue,
+        clock: TimerClock = .continuous,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         onTick: @escaping TickHandler,
         onFinish: @escaping FinishHandler
     ) throws(TempoError) {
         try self.init(
-            duration: snapshot.duration, every: snapshot.period, leeway: leeway, clock: clock, delivery: delivery,
+            duration: snapshot.duration, every: snapshot.period, leeway: leeway, delivery: delivery, clock: clock,
             scheduler: scheduler, onTick: onTick, onFinish: onFinish)
         guard snapshot.remaining >= .zero, snapshot.remaining <= TempoError.maximumDuration else {
             throw TempoError(

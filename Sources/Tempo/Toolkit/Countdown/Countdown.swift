@@ -32,7 +32,7 @@ import TempoLocks
 ///
 /// ## Surviving a restart
 /// ``snapshot()`` returns a `Codable` ``Snapshot`` holding the deadline on the wall clock; a process
-/// started later rebuilds the countdown with ``init(restoring:leeway:clock:delivery:scheduler:onTick:onFinish:)``.
+/// started later rebuilds the countdown with ``init(restoring:leeway:delivery:clock:scheduler:onTick:onFinish:)``.
 ///
 /// ## Thread safety
 /// Every method may be called from any thread, including from the callbacks. No user code runs under the
@@ -44,6 +44,8 @@ public final class Countdown: Sendable {
     public typealias FinishHandler = @Sendable () -> Void
 
     /// The lifecycle of a countdown.
+    ///
+    /// An enum, closed: the phases of a countdown's lifecycle, which a display switches over exhaustively.
     public enum Phase: String, Hashable, Sendable, Codable {
         /// Created, not started.
         case idle
@@ -85,9 +87,9 @@ public final class Countdown: Sendable {
     ///   - duration: The time to count down.
     ///   - period: The display period (default one second).
     ///   - leeway: How late a tick may run to batch wakeups.
+    ///   - delivery: Where the callbacks run (default a private serial queue).
     ///   - clock: ``TimerClock/continuous`` (default) or ``TimerClock/wall`` keep counting while the machine
     ///     sleeps; ``TimerClock/monotonic`` stops with it.
-    ///   - delivery: Where the callbacks run (default a private serial queue).
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     ///   - onTick: Called with the remaining time at each display boundary.
     ///   - onFinish: Called once when the time is up.
@@ -96,8 +98,8 @@ public final class Countdown: Sendable {
         duration: Duration,
         every period: Duration = .seconds(1),
         leeway: Duration = .zero,
-        clock: TimerClock = .continuous,
         delivery: TimerDelivery = .privateQueue,
+        clock: TimerClock = .continuous,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         onTick: @escaping TickHandler,
         onFinish: @escaping FinishHandler
@@ -131,8 +133,15 @@ public final class Countdown: Sendable {
 
     /// Starts counting down: from idle, finished or cancelled a new run of ``duration`` begins; a paused
     /// countdown resumes; a running one is unchanged.
-    public func start() {
+    ///
+    /// - Returns: The countdown, so that creating and starting read as one line, as `TempoTimer`'s and `PlanTimer`'s
+    ///   `start()` do. Unlike a running `TempoTimer`, a countdown
+    ///   is not kept alive by its pending tick: it stops when its last reference is released, so keep the countdown
+    ///   (`let countdown = try Countdown(...).start()`).
+    @discardableResult
+    public func start() -> Countdown {
         perform(event { $0.start(now: $1) })
+        return self
     }
 
     /// Pauses a running countdown, freezing the remaining time. Does nothing in any other phase.
@@ -158,12 +167,12 @@ public final class Countdown: Sendable {
     /// Adds time: a running countdown's deadline moves later (its ticks re-align to the new deadline), a
     /// paused or idle one's remaining time grows. A finished or cancelled countdown is unchanged.
     ///
-    /// The time left may grow beyond ``duration`` this way, but never beyond ``TempoError/maximumDuration``.
+    /// The time left may grow beyond ``duration`` this way, but never beyond 292 years (`Int64.max` ns).
     ///
     /// - Parameter extra: The time to add; must be positive.
     /// - Returns: Whether the time was added.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` when `extra` is not positive, or when the
-    ///   time left would exceed ``TempoError/maximumDuration`` (the countdown is then unchanged).
+    ///   time left would exceed 292 years (`Int64.max` ns) (the countdown is then unchanged).
     @discardableResult
     public func add(_ extra: Duration) throws(TempoError) -> Bool {
         try TempoError.validateInterval(extra, name: "extra time")

@@ -156,7 +156,7 @@ package struct CountdownStateMachine {
     /// Adds `extra` (positive, validated by the owner) to the time left.
     ///
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` when the time left would exceed
-    ///   ``TempoError/maximumDuration``; the machine is then unchanged.
+    ///   292 years (`Int64.max` ns); the machine is then unchanged.
     package mutating func add(_ extra: Duration, now: TimerInstant) throws(TempoError) -> AddAction {
         let left: Duration
         switch state {
@@ -239,7 +239,7 @@ package struct CountdownStateMachine {
 
     /// The delay from `now` to the first display boundary `deadline - m · period` after now (zero when the
     /// deadline has passed). ``add(_:now:)`` and restoring keep the time left within
-    /// ``TempoError/maximumDuration``, so the delay is a valid first-tick delay.
+    /// 292 years (`Int64.max` ns), so the delay is a valid first-tick delay.
     package static func firstTickDelay(to deadline: TimerInstant, now: TimerInstant, period: Duration) -> Duration {
         let boundaries = TickGrid(first: deadline, interval: period, count: nil, policy: .coalesce)
         let first = deadline <= now ? now : boundaries.firstSlot(after: now)?.due ?? now

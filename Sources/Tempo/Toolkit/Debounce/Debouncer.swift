@@ -34,18 +34,18 @@ public final class Debouncer<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - delay: How long the calls must stop before the action runs.
     ///   - leeway: How late the action may run to batch wakeups.
-    ///   - clock: The clock the delay is measured on.
     ///   - delivery: Where the scheduled action runs (default a private serial queue).
+    ///   - clock: The clock the delay is measured on.
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     ///   - action: Called with the last value of each burst. For a debouncer without a value (`Value` is `Void`), a
     ///     closure or function without parameters: `try Debouncer(delay: .milliseconds(300)) { search() }`.
     /// - Throws: ``TempoError`` when `delay` is negative, between zero and 1 ns, or above
-    ///   ``TempoError/maximumDuration``, or when `leeway` is invalid.
+    ///   292 years (`Int64.max` ns), or when `leeway` is invalid.
     public init(
         delay: Duration,
         leeway: Duration = .zero,
-        clock: TimerClock = .monotonic,
         delivery: TimerDelivery = .privateQueue,
+        clock: TimerClock = .monotonic,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         action: @escaping @Sendable (Value) -> Void
     ) throws(TempoError) {
@@ -76,7 +76,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
     ///
     /// - Parameter delay: The new delay; zero runs the action on the delivery's next turn (see the type).
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay, one between zero and
-    ///   1 ns, or one above ``TempoError/maximumDuration``; the delay is then unchanged.
+    ///   1 ns, or one above 292 years (`Int64.max` ns); the delay is then unchanged.
     public func setDelay(_ delay: Duration) throws(TempoError) {
         try Self.validateDelay(delay)
         state.withLock { $0.setDelay(delay) }
@@ -123,7 +123,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
         return true
     }
 
-    /// Accepts zero, or a delay a timer can wait: at least 1 ns and at most ``TempoError/maximumDuration``.
+    /// Accepts zero, or a delay a timer can wait: at least 1 ns and at most 292 years (`Int64.max` ns).
     static func validateDelay(_ delay: Duration) throws(TempoError) {
         guard delay != .zero else { return }
         try TempoError.validateInterval(delay, name: "delay")

@@ -42,23 +42,65 @@ import TempoLocks
 /// Every method may be called from any thread, including from the action. No user code runs under the lock.
 public final class Throttler<Value: Sendable>: Sendable {
     /// Which end of a window runs the action.
-    public enum Edge: Hashable, Sendable, CaseIterable {
+    ///
+    /// A struct with static members rather than an enum, so that a later version can add an edge: compare with `==`.
+    public struct Edge: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        /// The edges, for Tempo's own exhaustive switches.
+        package enum Kind: Hashable, Sendable, CaseIterable {
+            case leading
+            case trailing
+            case both
+        }
+
+        /// Which edge this is.
+        package let kind: Kind
+
+        package init(kind: Kind) {
+            self.kind = kind
+        }
+
         /// The first call of a window runs at once; the others are dropped.
-        case leading
+        public static var leading: Edge { Edge(kind: .leading) }
         /// The last call of a window runs when the window ends.
-        case trailing
+        public static var trailing: Edge { Edge(kind: .trailing) }
         /// The first call runs at once and the last call of the window, if any, when it ends.
-        case both
+        public static var both: Edge { Edge(kind: .both) }
+
+        /// Every edge this version knows: ``leading``, ``trailing`` and ``both``.
+        public static var allCases: [Edge] { Kind.allCases.map(Edge.init(kind:)) }
+
+        /// `leading`, `trailing` or `both`.
+        public var description: String { "\(kind)" }
     }
 
     /// What ``Throttler/call(_:)`` did with a value.
-    public enum Outcome: Hashable, Sendable {
+    ///
+    /// A struct with static members rather than an enum, so that a later version can add an outcome: compare with
+    /// `==`.
+    public struct Outcome: Hashable, Sendable, CustomStringConvertible {
+        /// The outcomes, for Tempo's own exhaustive switches.
+        package enum Kind: Hashable, Sendable {
+            case ranNow
+            case deferred
+            case dropped
+        }
+
+        /// Which outcome this is.
+        package let kind: Kind
+
+        package init(kind: Kind) {
+            self.kind = kind
+        }
+
         /// The value runs at once (leading edge) and a window opened.
-        case ranNow
+        public static var ranNow: Outcome { Outcome(kind: .ranNow) }
         /// The value waits for the end of the window; a later call in the same window replaces it.
-        case deferred
+        public static var deferred: Outcome { Outcome(kind: .deferred) }
         /// The value was dropped (leading edge only, inside a window).
-        case dropped
+        public static var dropped: Outcome { Outcome(kind: .dropped) }
+
+        /// `ranNow`, `deferred` or `dropped`.
+        public var description: String { "\(kind)" }
     }
 
     let state: TempoMutex<ThrottlerStateMachine<Value>>
@@ -76,8 +118,8 @@ public final class Throttler<Value: Sendable>: Sendable {
     ///   - interval: The minimum time between two runs.
     ///   - edge: ``Edge/leading`` (default), ``Edge/trailing`` or ``Edge/both``.
     ///   - leeway: How late a window may end to batch wakeups.
-    ///   - clock: The clock the interval is measured on.
     ///   - delivery: Where the action runs (default a private serial queue).
+    ///   - clock: The clock the interval is measured on.
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     ///   - action: Called with the value of each run. For a throttler without a value (`Value` is `Void`), a closure
     ///     or function without parameters: `try Throttler(every: .seconds(1)) { save() }`.
@@ -86,8 +128,8 @@ public final class Throttler<Value: Sendable>: Sendable {
         every interval: Duration,
         edge: Edge = .leading,
         leeway: Duration = .zero,
-        clock: TimerClock = .monotonic,
         delivery: TimerDelivery = .privateQueue,
+        clock: TimerClock = .monotonic,
         scheduler: any TimerScheduler = SystemScheduler.shared,
         action: @escaping @Sendable (Value) -> Void
     ) throws(TempoError) {

@@ -13,8 +13,10 @@ import TempoLocks
 /// **Timing.** Each entry has a ``TimingWheel`` timer. It becomes due at the first tick boundary at or after its
 /// deadline: never early, at most one ``TimingWheel/Configuration/resolution`` late plus the scheduler's latency. A
 /// deadline that has passed is due in the wheel's next batch. Due entries leave the queue and are appended to
-/// ``expired`` in deadline order (equal deadlines in insertion order); an entry removed or moved before it is due
-/// is not delivered at its old deadline. Each entry is delivered at most once.
+/// ``expired`` in deadline order; equal deadlines in the order their keys were first inserted: an ``insert(_:forKey:at:)``
+/// or ``reschedule(_:at:)`` of a key that still waits keeps that key's place among equal deadlines (as
+/// ``TimingWheel/reschedule(_:at:)`` does), so it is not moved behind keys inserted after it. An entry removed or
+/// moved before it is due is not delivered at its old deadline. Each entry is delivered at most once.
 ///
 /// **Consuming.** ``expired`` is an `AsyncStream` for one consumer; it buffers due entries until they are taken,
 /// and finishes when the queue is released (after the entries already due). Cancelling the consuming task ends its
@@ -29,7 +31,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
         /// The entry's value.
         public let value: Value
         /// The deadline it was due at, on the queue's clock.
-        public let deadline: TimerInstant
+        public let deadline: TimerDeadline
     }
 
     struct Payload {
@@ -41,16 +43,21 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     final class Expirer: TimingWheelHandler {
         let state = TempoMutex(WheelKeyTable<Key, Payload>())
         let continuation: AsyncStream<Expired>.Continuation
+        /// The queue's clock, which every stored deadline is on.
+        let clock: TimerClock
 
-        init(continuation: AsyncStream<Expired>.Continuation) {
+        init(continuation: AsyncStream<Expired>.Continuation, clock: TimerClock) {
             self.continuation = continuation
+            self.clock = clock
         }
 
         func timerFired(value token: UInt64) {
             let due = state.withLock { table -> Expired? in
                 guard let slot = table.resolve(token) else { return nil }
                 let entry = table.remove(slot)
-                return Expired(key: entry.key, value: entry.payload.value, deadline: entry.payload.deadline)
+                return Expired(
+                    key: entry.key, value: entry.payload.value,
+                    deadline: TimerDeadline(entry.payload.deadline, clock: clock))
             }
             if let due { continuation.yield(due) }
         }
@@ -80,7 +87,7 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     ) throws(TempoError) {
         let (stream, continuation) = AsyncStream.makeStream(of: Expired.self)
         expired = stream
-        expirer = Expirer(continuation: continuation)
+        expirer = Expirer(continuation: continuation, clock: configuration.clock)
         wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: expirer)
     }
 
@@ -120,10 +127,10 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     ///   - value: The value.
     ///   - key: The key.
     ///   - delay: How long from now on the queue's clock, from zero (due at once) to
-    ///     ``TempoError/maximumDuration``.
+    ///     292 years (`Int64.max` ns).
     /// - Returns: The value the entry replaced, if any.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
-    ///   ``TempoError/maximumDuration`` (the queue is unchanged).
+    ///   292 years (`Int64.max` ns) (the queue is unchanged).
     /// - Complexity: O(1) amortized.
     @discardableResult
     public func insert(_ value: Value, forKey key: Key, after delay: Duration) throws(TempoError) -> Value? {
@@ -148,10 +155,10 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     ///
     /// - Parameters:
     ///   - key: The key.
-    ///   - delay: How long from now, from zero (due at once) to ``TempoError/maximumDuration``.
+    ///   - delay: How long from now, from zero (due at once) to 292 years (`Int64.max` ns).
     /// - Returns: `true` if the entry was waiting; `false` if there is none.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` for a negative delay or one above
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns).
     /// - Complexity: O(1).
     @discardableResult
     public func reschedule(_ key: Key, after delay: Duration) throws(TempoError) -> Bool {
@@ -175,33 +182,16 @@ public final class DelayQueue<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// - Parameter key: The key.
     /// - Returns: The deadline.
     /// - Complexity: O(1).
-    public func deadline(of key: Key) -> TimerInstant? {
-        expirer.state.withLock { table in table.slot(of: key).map { table[$0].payload.deadline } }
+    public func deadline(of key: Key) -> TimerDeadline? {
+        let deadline = expirer.state.withLock { table in table.slot(of: key).map { table[$0].payload.deadline } }
+        return deadline.map { TimerDeadline($0, clock: expirer.clock) }
     }
 
     // MARK: Internals
 
-    /// `deadline` on the queue's clock.
-    ///
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` naming `deadline` when, converted, it is out
-    ///   of the wheel's range (or of `Duration`'s).
+    /// `deadline` on the queue's clock (see ``TimingWheel/schedule(at:value:)``).
     private func onQueueClock(_ deadline: TimerDeadline) throws(TempoError) -> TimerInstant {
-        let own = wheel.configuration.clock
-        guard deadline.clock != own else { return deadline.instant }
-        let scheduler = wheel.scheduler
-        let left = scheduler.now(deadline.clock).saturatingDuration(to: deadline.instant)
-        if left > Duration(attoseconds: .min), left < Duration(attoseconds: .max),
-            let instant = scheduler.now(own).checkedAdvanced(by: left),
-            (try? wheel.nanoseconds(instant)) != nil
-        {
-            return instant
-        }
-        throw TempoError(
-            .invalidInstant, value: "\(deadline.instant)",
-            message: """
-                deadline \(deadline.instant) on the \(deadline.clock) clock is out of the range of the queue's \
-                \(own) clock (\(TempoError.maximumDuration) from the queue's creation)
-                """)
+        try wheel.onWheelClock(deadline)
     }
 
     private func insert(_ value: Value, forKey key: Key, deadline: TimerInstant) throws(TempoError) -> Value? {

@@ -22,7 +22,10 @@ public import Synchronization
 /// expired it is gone and `onExpire` is called with its key and value, exactly once. An entry that is removed or
 /// replaced does not expire (its `onExpire` is not called); one touched or replaced while its expiry is being
 /// delivered stays, with its new deadline. Expiry work is proportional to the entries that expire: the wheel never
-/// visits entries that are not due, and touching only stores the new deadline.
+/// visits entries that are not due. Touching, or replacing with a deadline no earlier than the entry's, only stores
+/// the new deadline in the entry: its timer stays where it was, and when it fires, an entry whose deadline has not
+/// come is kept and its timer armed again for that deadline (so an entry touched without pause costs one timer
+/// firing per time to live, not a timer move per touch).
 ///
 /// **Observing expiry.** `onExpire` is a callback, called outside the dictionary's lock on the wheel's
 /// ``TimingWheel/Configuration/delivery`` (a serial lane by default: expiries never overlap and arrive in deadline
@@ -35,23 +38,33 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// Called once for each entry that expires, with its key and value.
     public typealias ExpiryHandler = @Sendable (Key, Value) -> Void
 
-    /// A key's value and its time to live in nanoseconds (rounded up): 8 bytes beside the value, where a `Duration`
-    /// would take 16 and align the row to 16.
-    @usableFromInline typealias Payload = (value: Value, ttl: Int64)
+    /// A key's value, its time to live in nanoseconds (rounded up) and its deadline in nanoseconds since the wheel's
+    /// origin, or ``timerDeadline`` until it is touched or replaced: 16 bytes beside the value, where two `Duration`s
+    /// would take 32 and align the row to 16. The key's timer is armed no later than `deadline` (touching moves only
+    /// `deadline`).
+    @usableFromInline typealias Payload = (value: Value, ttl: Int64, deadline: Int64)
 
     /// Receives the wheel's timers: removes the expired entries, then calls `onExpire` (its context) outside the lock.
     @usableFromInline typealias Expirer = WheelKeyBatchHandler<Key, Payload, ExpiryHandler>
 
-    /// Removes the entries that `tokens` name (stale ones are skipped) under one lock, then calls `onExpire` for each
-    /// outside it, in order.
+    /// Under one lock, removes the entries that `tokens` name whose deadline has come, and arms the timer of each
+    /// entry touched since its timer was armed again, for its deadline (stale tokens are skipped); then calls
+    /// `onExpire` for each removed entry outside the lock, in order.
     @inlinable
-    static func expire(_ expirer: Expirer, _ tokens: UnsafeBufferPointer<UInt64>) {
+    static func expire(_ expirer: Expirer, _ wheel: TimingWheel, _ tokens: UnsafeBufferPointer<UInt64>) {
+        let now = wheel.keyedNowRoundedDown()
         withUnsafeTemporaryAllocation(of: (Key, Value).self, capacity: tokens.count) { expired in
             guard let first = expired.baseAddress else { return }
             let count = expirer.state.withLock { table -> Int in
                 var count = 0
                 for token in tokens {
                     guard let slot = table.resolve(token) else { continue }
+                    let deadline = table.row(slot).pointee.payload.deadline
+                    if deadline > now {
+                        // A deadline in nanoseconds since the origin is in the wheel's range: this cannot throw.
+                        try? table.rearm(slot, .atNanoseconds(deadline), on: wheel)
+                        continue
+                    }
                     let entry = table.remove(slot)
                     (first + count).initialize(to: (entry.key, entry.payload.value))
                     count += 1
@@ -86,7 +99,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         scheduler: any TimerScheduler = SystemScheduler.shared,
         onExpire: @escaping ExpiryHandler = { _, _ in }
     ) throws(TempoError) {
-        expirer = Expirer(context: onExpire) { Self.expire($0, $1) }
+        expirer = Expirer(context: onExpire) { Self.expire($0, $1, $2) }
         wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: expirer)
     }
 
@@ -107,8 +120,8 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     ///     the nanosecond). Positive.
     /// - Returns: The previous value of `key`, if any.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInterval`` naming `ttl` when it is not positive, is
-    ///   below 1 ns or above ``TempoError/maximumDuration``, or ends past the wheel's range (its deadline would lie
-    ///   more than ``TempoError/maximumDuration`` after the dictionary was created); the dictionary is then
+    ///   below 1 ns or above 292 years (`Int64.max` ns), or ends past the wheel's range (its deadline would lie
+    ///   more than 292 years (`Int64.max` ns) after the dictionary was created); the dictionary is then
     ///   unchanged.
     /// - Complexity: O(1) amortized; allocates only when the dictionary holds more entries than ever before.
     @discardableResult
@@ -116,12 +129,33 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     public func updateValue(_ value: Value, forKey key: Key, expiringAfter ttl: Duration) throws(TempoError) -> Value? {
         let nanoseconds = try Self.validate(ttl: ttl)
         let wheel = wheel
-        do throws(TempoError) {
-            return try expirer.state.withLock { table throws(TempoError) -> Value? in
-                try table.upsert(key, (value: value, ttl: nanoseconds), .after(ttl), on: wheel)?.value
+        return try expirer.state.withLock { table throws(TempoError) -> Value? in
+            table.reserveOne()
+            let (bucket, found, tag) = table.find(key)
+            guard let slot = found else {
+                // A new key: its deadline is its timer's (`Self.timerDeadline`), armed relative to now without a clock
+                // read on a busy wheel.
+                do throws(TempoError) {
+                    try table.insert(key, (value, nanoseconds, Self.timerDeadline), at: bucket, tag: tag) {
+                        token throws(TempoError) in
+                        try wheel.armKeyed(.after(ttl), value: token)
+                    }
+                } catch {
+                    throw Self.ttlError(ttl, error)
+                }
+                return nil
             }
-        } catch {
-            throw Self.ttlError(ttl, error)
+            let (deadline, overflow) = wheel.keyedNow().addingReportingOverflow(nanoseconds)
+            if overflow { throw Self.pastRange(ttl, on: wheel) }
+            let row = table.row(slot)
+            // A deadline no earlier than the entry's is only stored (its timer, armed no later, re-arms when it fires);
+            // an earlier one moves the timer. A deadline that is still its timer's is no earlier when the time to live
+            // is no shorter (it was armed that time to live from an earlier now). In range: this cannot throw.
+            let current = row.pointee.payload.deadline
+            let later = current == Self.timerDeadline ? nanoseconds >= row.pointee.payload.ttl : deadline >= current
+            if !later { try? table.rearm(slot, .atNanoseconds(deadline), on: wheel) }
+            defer { row.pointee.payload = (value, nanoseconds, deadline) }
+            return row.pointee.payload.value
         }
     }
 
@@ -138,7 +172,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// Slides the expiry of `key` to its time to live from now.
     ///
     /// A time to live accepted when the entry was set may, from a later now, end past the wheel's range (more than
-    /// ``TempoError/maximumDuration``, about 292 years, after the dictionary was created): the entry is then due at
+    /// 292 years (`Int64.max` ns), about 292 years, after the dictionary was created): the entry is then due at
     /// the end of that range, the last instant the wheel can wait for, and `touch` still returns `true`.
     ///
     /// - Parameter key: The key.
@@ -148,18 +182,13 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     @discardableResult
     @inlinable
     public func touch(_ key: Key) -> Bool {
-        expirer.state.withLock { table in
+        let now = wheel.keyedNow()
+        return expirer.state.withLock { table in
             guard let slot = table.slot(of: key) else { return false }
-            let ttl = table.row(slot).pointee.payload.ttl
-            do {
-                try table.rearm(slot, .afterNanoseconds(ttl), on: wheel)
-            } catch {
-                // A TTL that was valid when set stays valid: only a deadline past the wheel's range throws. The entry
-                // is due at the range's end, which is in range, so this cannot throw.
-                do { try table.rearm(slot, .at(wheel.latestDeadline), on: wheel) } catch {
-                    assertionFailure("the wheel refused its own latest deadline: \(error)")
-                }
-            }
+            let row = table.row(slot)
+            // Past the wheel's range: its last instant (the timer, armed no later, re-arms for it when it fires).
+            let (deadline, overflow) = now.addingReportingOverflow(row.pointee.payload.ttl)
+            row.pointee.payload.deadline = overflow ? .max : deadline
             return true
         }
     }
@@ -176,6 +205,11 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         return expirer.state.withLock { $0.remove(key, cancellingOn: wheel)?.value }
     }
 
+    /// The deadline of an entry whose deadline is its timer's (set, and neither touched nor replaced since): it
+    /// expires when the timer fires.
+    @inlinable
+    static var timerDeadline: Int64 { .min }
+
     /// `error`, from arming a valid `ttl`, as the error of `ttl`: a deadline past the wheel's range
     /// (``TempoError/Code/invalidInstant``) means that `ttl` is too large to add to now.
     @usableFromInline
@@ -184,6 +218,16 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
         return TempoError(
             .invalidInterval, value: ttl.exactDescription,
             message: "ttl \(ttl.exactDescription) from now ends past the wheel's range: \(error.message)")
+    }
+
+    /// The error of a valid `ttl` that, from now, ends past the wheel's range: `ttl` is too large to add to now.
+    @usableFromInline
+    static func pastRange(_ ttl: Duration, on wheel: TimingWheel) -> TempoError {
+        let reason =
+            "deadline \(wheel.now + ttl) is more than \(TempoError.maximumDuration) from the wheel's origin \(wheel.origin)"
+        return TempoError(
+            .invalidInterval, value: ttl.exactDescription,
+            message: "ttl \(ttl.exactDescription) from now ends past the wheel's range: \(reason)")
     }
 
     /// Throws unless `ttl` is a valid interval; returns it in nanoseconds, rounded up (called from inlinable code, so

@@ -13,12 +13,14 @@ public import Synchronization
 /// ```
 ///
 /// Each key gets its own ``RateLimit`` bucket, with the same exact arithmetic and timing as ``RateLimiter``. A key
-/// whose bucket has refilled completely is equal to a key never seen, so the limiter forgets it then: every
-/// admission moves the key's ``TimingWheel`` timer to the instant its bucket will be full, and when that timer
-/// fires (at the first tick at or after it) the key is dropped. Forgetting therefore never changes an answer, and
-/// memory holds only keys that were active within about `burst · period / permits`. Expiry work is proportional to
-/// the keys that go idle; admissions only store a later deadline. A bucket that refills past the wheel's range (more
-/// than ``TempoError/maximumDuration``, about 292 years, after the limiter was created: a rate of one permit per
+/// whose bucket has refilled completely is equal to a key never seen, so the limiter forgets it then, on a
+/// ``TimingWheel`` timer: a new key's timer is armed for the instant its bucket will be full, and an admission only
+/// stores the bucket's new state (it does not move the timer). When the timer fires (at the first tick at or after
+/// its deadline), a key whose bucket is full is dropped, and a key admitted since is kept and its timer armed again
+/// for the instant its bucket will now be full. Forgetting therefore never changes an answer; memory holds only keys
+/// that were active within about `burst · period / permits` (plus one tick); and a key admitted without pause costs
+/// one timer firing per refill time, not a timer move per admission. A bucket that refills past the wheel's range
+/// (more than `Int64.max` nanoseconds, about 292 years, after the limiter was created: a rate of one permit per
 /// century, say) is forgotten at the end of that range, the last instant the wheel can wait for.
 ///
 /// **Cancellation.** Cancelling a task in ``acquire(_:)`` disarms its wait and throws `CancellationError` at once.
@@ -26,16 +28,45 @@ public import Synchronization
 /// Thread-safety: every method may be called from any thread or task; the wheel forgets keys outside its lock.
 public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     /// Receives the wheel's timers: forgets the keys that have refilled. A key's payload is its theoretical arrival
-    /// time.
-    @usableFromInline typealias Evictor = WheelKeyBatchHandler<Key, Int128, Void>
+    /// time; the context is the limit's arithmetic and the origin of its time.
+    @usableFromInline typealias Evictor = WheelKeyBatchHandler<Key, Int128, Eviction>
 
-    /// Forgets the keys that `tokens` name (stale ones are skipped) under one lock.
+    /// What the evictor needs to tell a full bucket from one still filling.
+    @usableFromInline
+    struct Eviction: Sendable {
+        @usableFromInline let gcra: GCRA
+        @usableFromInline let origin: TimerInstant
+
+        @inlinable
+        init(gcra: GCRA, origin: TimerInstant) {
+            self.gcra = gcra
+            self.origin = origin
+        }
+    }
+
+    /// Under one lock, forgets the keys that `tokens` name whose bucket is full, and arms the timer of each key
+    /// admitted since its timer was armed again, for the instant its bucket will now be full (stale tokens are
+    /// skipped).
     @inlinable
-    static func evict(_ evictor: Evictor, _ tokens: UnsafeBufferPointer<UInt64>) {
+    static func evict(_ evictor: Evictor, _ wheel: TimingWheel, _ tokens: UnsafeBufferPointer<UInt64>) {
+        let gcra = evictor.context.gcra
+        let origin = evictor.context.origin
+        let now = wheel.now
+        let latest = wheel.latestDeadline
+        // At the end of the wheel's range it can wait no longer: every key it names is forgotten.
+        let atEnd = now >= latest
+        let scaledNow = gcra.scaled(now - origin)
         evictor.state.withLock { table in
             for token in tokens {
                 guard let slot = table.resolve(token) else { continue }
-                table.remove(slot)
+                let tat = table.row(slot).pointee.payload
+                // Full (equal to a new bucket) once its theoretical arrival time is not after now.
+                if tat <= scaledNow || atEnd {
+                    table.remove(slot)
+                    continue
+                }
+                // In range (clamped to the wheel's end), so it cannot throw.
+                try? table.rearm(slot, .at(min(origin + gcra.refilled(tat), latest)), on: wheel)
             }
         }
     }
@@ -66,10 +97,12 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
         scheduler: any TimerScheduler = SystemScheduler.shared
     ) throws(TempoError) {
         self.limit = limit
-        gcra = GCRA(limit)
-        evictor = Evictor(context: ()) { Self.evict($0, $1) }
+        let gcra = GCRA(limit)
+        let origin = scheduler.now(configuration.clock)
+        self.gcra = gcra
+        self.origin = origin
+        evictor = Evictor(context: Eviction(gcra: gcra, origin: origin)) { Self.evict($0, $1, $2) }
         wheel = try TimingWheel(configuration: configuration, scheduler: scheduler, handler: evictor)
-        origin = wheel.now
     }
 
     /// The number of keys held: those whose bucket has not refilled yet.
@@ -127,10 +160,9 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
             guard let tat = gcra.admit(row.pointee.payload, now: scaledNow) else {
                 return gcra.ready(row.pointee.payload)
             }
+            // The key's timer stays where it is, never after the instant this bucket will be full: when it fires, the
+            // evictor arms it again for that instant (see `evict`).
             row.pointee.payload = tat
-            let refilled = min(origin + gcra.refilled(tat), wheel.latestDeadline)
-            // As above, `refilled` is in range: neither closure throws.
-            try? table.rearm(slot, .at(refilled), on: wheel)
             return nil
         }
     }

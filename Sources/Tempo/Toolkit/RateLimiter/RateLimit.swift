@@ -24,7 +24,7 @@ public struct RateLimit: Hashable, Sendable {
     ///
     /// - Parameters:
     ///   - permits: Permits per `period`, between 1 and ``maximumCount``.
-    ///   - period: The period; positive, at most ``TempoError/maximumDuration``.
+    ///   - period: The period; positive, at most 292 years (`Int64.max` ns).
     ///   - burst: The bucket's size, between 1 and ``maximumCount``; by default `permits`.
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` for `permits` or `burst` out of range, or
     ///   ``TempoError/Code/invalidInterval`` for an invalid `period`.

@@ -97,7 +97,7 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         let id = storage.makeID()
         // Handler runs check that the entry is still current, so a replaced timer never runs user code
         // once its replacement is in the registry.
-        let entryHandler: TempoTimer.TimerAwareHandler
+        let entryHandler: @Sendable (TempoTimer, TimerTick) -> Void
         switch handler.body {
         case .tick(let body): entryHandler = { _, tick in body(tick) }
         case .timer(let body): entryHandler = body

@@ -35,7 +35,7 @@ extension Stopwatch {
         }
     }
 
-    /// Records the stopwatch for ``init(restoring:scheduler:clock:)``.
+    /// Records the stopwatch for ``init(restoring:clock:scheduler:)``.
     ///
     /// - Returns: The snapshot; encode it with any `Encoder`.
     public func snapshot() -> Snapshot {
@@ -59,21 +59,21 @@ extension Stopwatch {
     ///
     /// - Parameters:
     ///   - snapshot: The snapshot.
-    ///   - scheduler: Where time is read.
     ///   - clock: The clock to count on from now (default ``TimerClock/monotonic``).
+    ///   - scheduler: Where time is read.
     /// - Throws: ``TempoError`` naming the value, with ``TempoError/Code/invalidArgument`` when the elapsed time is
-    ///   negative or above ``TempoError/maximumDuration``, the lap mark is negative or exceeds the elapsed time, a
+    ///   negative or above 292 years (`Int64.max` ns), the lap mark is negative or exceeds the elapsed time, a
     ///   lap is negative, the laps do not add up to the lap mark, or an idle snapshot has elapsed time or laps; with
     ///   ``TempoError/Code/invalidInstant`` when a running snapshot has no `wallTaken`, or one more than
-    ///   ``TempoError/maximumDuration`` after now, or so long before now that the elapsed time would exceed
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns) after now, or so long before now that the elapsed time would exceed
+    ///   292 years (`Int64.max` ns).
     public convenience init(
         restoring snapshot: Snapshot,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        clock: TimerClock = .monotonic
+        clock: TimerClock = .monotonic,
+        scheduler: any TimerScheduler = SystemScheduler.shared
     ) throws(TempoError) {
         try Self.validate(snapshot)
-        self.init(scheduler: scheduler, clock: clock)
+        self.init(clock: clock, scheduler: scheduler)
         var elapsed = snapshot.elapsed
         if snapshot.phase == .running {
             guard let wallTaken = snapshot.wallTaken else {
@@ -145,8 +145,8 @@ extension Stopwatch {
     /// The time from `wallTaken` to `now` on the wall clock, zero when the clock was set back.
     ///
     /// - Throws: ``TempoError`` with ``TempoError/Code/invalidInstant`` when `wallTaken` is more than
-    ///   ``TempoError/maximumDuration`` after `now`, or so long before it that `elapsed` plus the gap would exceed
-    ///   ``TempoError/maximumDuration``.
+    ///   292 years (`Int64.max` ns) after `now`, or so long before it that `elapsed` plus the gap would exceed
+    ///   292 years (`Int64.max` ns).
     private static func gap(since wallTaken: TimerInstant, now: TimerInstant, elapsed: Duration) throws(TempoError)
         -> Duration
     {

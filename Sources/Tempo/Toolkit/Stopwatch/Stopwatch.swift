@@ -29,6 +29,8 @@ import TempoLocks
 /// while it runs.
 public final class Stopwatch: Sendable {
     /// The phase of a stopwatch.
+    ///
+    /// An enum, closed: the phases of a stopwatch's lifecycle, which a display switches over exhaustively.
     public enum Phase: String, Hashable, Sendable, Codable {
         /// Not started (or reset): elapsed time is zero.
         case idle
@@ -66,9 +68,9 @@ public final class Stopwatch: Sendable {
     /// Creates an idle stopwatch.
     ///
     /// - Parameters:
-    ///   - scheduler: Where time is read: ``SystemScheduler/shared`` or, in tests, a `VirtualClock`.
     ///   - clock: The clock (default ``TimerClock/monotonic``).
-    public init(scheduler: any TimerScheduler = SystemScheduler.shared, clock: TimerClock = .monotonic) {
+    ///   - scheduler: Where time is read: ``SystemScheduler/shared`` or, in tests, a `VirtualClock`.
+    public init(clock: TimerClock = .monotonic, scheduler: any TimerScheduler = SystemScheduler.shared) {
         self.scheduler = scheduler
         self.clock = clock
     }
@@ -81,8 +83,8 @@ public final class Stopwatch: Sendable {
     /// The time counted so far: running time only, read from ``clock`` now.
     ///
     /// Never traps: past the bounds of `Duration` (about 5 × 10¹² years, reachable only on a virtual clock) it
-    /// saturates. A stopwatch whose elapsed time exceeds ``TempoError/maximumDuration`` (292 years) still counts,
-    /// but its ``snapshot()`` is refused by ``init(restoring:scheduler:clock:)``.
+    /// saturates. A stopwatch whose elapsed time exceeds 292 years (`Int64.max` ns) (292 years) still counts,
+    /// but its ``snapshot()`` is refused by ``init(restoring:clock:scheduler:)``.
     public var elapsed: Duration {
         state.withLock { $0.elapsed(at: scheduler.now(clock)) }
     }

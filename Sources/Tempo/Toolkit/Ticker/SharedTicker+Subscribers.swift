@@ -1,40 +1,56 @@
+import Dispatch
 import Synchronization
 
 extension SharedTicker {
-    /// Subscribes `handler` to every `every`-th tick; the first subscriber starts the ticker's timer.
+    /// Subscribes `handler` to every `everyNth` tick; the first subscriber starts the ticker's timer.
     ///
     /// A ``TimerHandler/tick(_:)``, ``TimerHandler/timer(_:)`` or ``TimerHandler/mainActor(_:)`` subscription
     /// ends when ``TickerSubscription/cancel()`` is called or the token is released; a ``TimerHandler/weak(_:_:)``
     /// one when its target dies or on `cancel()` (releasing the token does not end it). A ``TimerHandler/timer(_:)``
-    /// handler receives the ticker's shared timer. A ``TimerHandler/mainActor(_:)`` handler needs a ticker whose
-    /// schedule delivers on the main queue (`delivery: .queue(.main)`).
+    /// handler receives the ticker's shared timer.
+    ///
+    /// A ``TimerHandler/mainActor(_:)`` handler follows the rule of ``TempoTimer``: the ticker's delivery must be the
+    /// default (``TimerDelivery/privateQueue``) or `.queue(.main)`. On a `.queue(.main)` ticker it is called in its
+    /// turn among the subscribers; on a default-delivery ticker each of its calls is enqueued on the main queue, in
+    /// tick order, after the tick's other subscribers were called (a call still waiting there when the subscription
+    /// ends is dropped).
     ///
     /// - Parameters:
-    ///   - every: Call on every n-th tick (default 1: every tick), counted from the ticker's next tick.
+    ///   - everyNth: Call on every n-th tick (default 1: every tick), counted from the ticker's next tick: a count of
+    ///     ticks, not an interval (the ticker's schedule has the interval).
     ///   - handler: What runs on those ticks.
     /// - Returns: The subscription. Keep it: a dropped token ends a `tick`, `timer` or `mainActor` subscription at
     ///   once, so the compiler warns when the result is unused; for a `weak` one, write `_ = try ticker.subscribe(...)`.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `every` is below 1, or with
-    ///   ``TempoError/Code/invalidArgument`` for a main-actor handler on a ticker that does not deliver on the main
-    ///   queue.
-    public func subscribe(every: Int = 1, handler: TimerHandler) throws(TempoError) -> TickerSubscription {
-        if handler.runsOnMainActor {
-            guard case .queue(let queue) = timer.currentDelivery.kind, MainQueue.contains(queue) else {
-                throw TempoError(
-                    .invalidArgument, value: "\(timer.currentDelivery)",
-                    message:
-                        "a main-actor subscriber needs a ticker that delivers on the main queue, not \(timer.currentDelivery)"
-                )
-            }
-        }
-        let body: TempoTimer.Handler
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `everyNth` is below 1, or with
+    ///   ``TempoError/Code/invalidArgument`` for a main-actor handler on a ticker whose delivery is neither the
+    ///   default nor the main queue.
+    public func subscribe(everyNth: Int = 1, handler: TimerHandler) throws(TempoError) -> TickerSubscription {
+        var body: @Sendable (TimerTick) -> Void
         switch handler.body {
         case .tick(let tick): body = tick
         case .timer(let withTimer):
             let timer = timer
             body = { tick in withTimer(timer, tick) }
         }
-        let id = try add(every: every, ownerIsAlive: handler.targetIsAlive, handler: body)
+        var hop = false
+        if handler.runsOnMainActor {
+            // The main-actor rule of every handler (`TimerDelivery.forMainActor()`): the main queue, or the default,
+            // whose calls then hop to the main queue.
+            _ = try timer.currentDelivery.forMainActor()
+            if case .privateQueue = timer.currentDelivery.kind { hop = true }
+        }
+        let gate = MainQueueHop()
+        if hop {
+            let onMain = body
+            body = { [weak self] tick in
+                DispatchQueue.main.async {
+                    guard let self, self.isActive(gate.id.load(ordering: .acquiring)) else { return }
+                    onMain(tick)
+                }
+            }
+        }
+        let id = try add(every: everyNth, targetIsAlive: handler.targetIsAlive, handler: body)
+        if hop { gate.id.store(id, ordering: .releasing) }
         return TickerSubscription(ticker: self, id: id, endsOnRelease: handler.targetIsAlive == nil)
     }
 
@@ -42,21 +58,21 @@ extension SharedTicker {
     /// by id.
     ///
     /// Once this returns, the subscription `id` had before is ended (its handler is not called again, except for a
-    /// call another thread had already begun). Timing and handlers as for ``subscribe(every:handler:)``; releasing
+    /// call another thread had already begun). Timing and handlers as for ``subscribe(everyNth:handler:)``; releasing
     /// the token does not end the subscription (a later subscription under `id`, ``TickerSubscription/cancel()`` or
     /// a ``TimerHandler/weak(_:_:)`` target's death does).
     ///
     /// - Parameters:
     ///   - id: The subscriber's identity.
-    ///   - every: Call on every n-th tick (default 1: every tick).
+    ///   - everyNth: Call on every n-th tick (default 1: every tick).
     ///   - handler: What runs on those ticks.
     /// - Returns: The subscription.
-    /// - Throws: ``TempoError`` as ``subscribe(every:handler:)`` does; the subscription `id` had is then kept.
+    /// - Throws: ``TempoError`` as ``subscribe(everyNth:handler:)`` does; the subscription `id` had is then kept.
     @discardableResult
     public func subscribe(
-        id: some Hashable & Sendable, every: Int = 1, handler: TimerHandler
+        id: some Hashable & Sendable, everyNth: Int = 1, handler: TimerHandler
     ) throws(TempoError) -> TickerSubscription {
-        let subscription = try subscribe(every: every, handler: handler)
+        let subscription = try subscribe(everyNth: everyNth, handler: handler)
         let key = SubscriberID(id)
         let replaced = subscriptionsByID.withLock { $0.updateValue(subscription.id, forKey: key) }
         // Outside the lock: ending a subscription may stop the timer.
@@ -64,28 +80,46 @@ extension SharedTicker {
         return TickerSubscription(ticker: self, id: subscription.detach(), endsOnRelease: false)
     }
 
-    /// Subscribes `body` to every `every`-th tick: ``subscribe(every:handler:)`` with ``TimerHandler/tick(_:)``,
+    /// Subscribes `body` to every `everyNth` tick: ``subscribe(everyNth:handler:)`` with ``TimerHandler/tick(_:)``,
     /// as a trailing closure. The subscription ends on cancel or when the token is released.
     ///
     /// - Parameters:
-    ///   - every: Call on every n-th tick (default 1: every tick).
+    ///   - everyNth: Call on every n-th tick (default 1: every tick).
     ///   - body: Called with the underlying timer's tick.
     /// - Returns: The subscription; releasing it ends the subscription.
-    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `every` is below 1.
-    public func subscribe(every: Int = 1, _ body: @escaping TempoTimer.Handler) throws(TempoError) -> TickerSubscription
-    {
-        try subscribe(every: every, handler: .tick(body))
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `everyNth` is below 1.
+    public func subscribe(
+        everyNth: Int = 1, _ body: @escaping @Sendable (TimerTick) -> Void
+    ) throws(TempoError) -> TickerSubscription {
+        try subscribe(everyNth: everyNth, handler: .tick(body))
+    }
+
+    /// Subscribes `body` to every `everyNth` tick, called with the ticker's shared timer and the tick:
+    /// ``subscribe(everyNth:handler:)`` with ``TimerHandler/timer(_:)``, as a trailing closure. The subscription ends
+    /// on cancel or when the token is released.
+    ///
+    /// - Parameters:
+    ///   - everyNth: Call on every n-th tick (default 1: every tick).
+    ///   - body: Called with the ticker's shared timer (cancel the subscription, not the timer, to leave) and the tick.
+    /// - Returns: The subscription; releasing it ends the subscription.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidCount`` when `everyNth` is below 1.
+    public func subscribe(
+        everyNth: Int = 1, _ body: @escaping @Sendable (TempoTimer, TimerTick) -> Void
+    ) throws(TempoError) -> TickerSubscription {
+        try subscribe(everyNth: everyNth, handler: .timer(body))
     }
 
     private func add(
         every: Int,
-        ownerIsAlive: (@Sendable () -> Bool)?,
-        handler: @escaping TempoTimer.Handler
+        targetIsAlive: (@Sendable () -> Bool)?,
+        handler: @escaping @Sendable (TimerTick) -> Void
     ) throws(TempoError) -> UInt64 {
         guard every >= 1 else {
-            throw TempoError(.invalidCount, value: "\(every)", message: "every must be at least 1 tick, got \(every)")
+            throw TempoError(
+                .invalidCount, value: "\(every)",
+                message: "everyNth must be at least 1 (a count of ticks), got \(every)")
         }
-        let (id, action) = state.withLock { $0.subscribe(every: every, ownerIsAlive: ownerIsAlive, handler: handler) }
+        let (id, action) = state.withLock { $0.subscribe(every: every, ownerIsAlive: targetIsAlive, handler: handler) }
         perform(action)
         return id
     }
@@ -142,8 +176,8 @@ extension SharedTicker {
 
 /// A subscription to a ``SharedTicker``.
 ///
-/// A subscription made with ``SharedTicker/subscribe(every:_:)`` ends when ``cancel()`` is called or when
-/// the token is released (deinitialized). One made with an owner ends when the owner dies or on ``cancel()``.
+/// A subscription made with ``SharedTicker/subscribe(everyNth:handler:)`` ends when ``cancel()`` is called or when
+/// the token is released (deinitialized). One made with a ``TimerHandler/weak(_:_:)`` handler ends when its target dies or on ``cancel()``.
 /// Once ``cancel()`` returns the handler is not called again (a call another thread had already begun
 /// completes). Tokens keep their ticker alive. Thread-safe.
 public final class TickerSubscription: Sendable {
@@ -169,11 +203,17 @@ public final class TickerSubscription: Sendable {
         return id
     }
 
-    /// Whether the subscription is still active (not cancelled, released or orphaned by its owner's death).
+    /// Whether the subscription is still active (not cancelled, released or ended by its weak target's death).
     public var isActive: Bool { ticker.isActive(id) }
 
     /// Ends the subscription. Idempotent; the last subscription leaving stops the ticker's timer.
     public func cancel() {
         ticker.remove(id)
     }
+}
+
+/// The id of a main-actor subscription whose calls hop to the main queue, set once the subscription exists, so that a
+/// call still waiting on the main queue when the subscription ends is dropped.
+private final class MainQueueHop: Sendable {
+    let id = Atomic<UInt64>(.max)
 }

@@ -7,8 +7,8 @@ import TempoLocks
 /// ```swift
 /// let ticker = try SharedTicker(.every(.milliseconds(250)))
 /// let fast = try ticker.subscribe { tick in redrawSpinner() }               // every 250 ms
-/// let clock = try ticker.subscribe(every: 4) { tick in redrawClock() }      // every second
-/// try ticker.subscribe(every: 20, handler: .weak(model) { model, _ in model.save() })  // every 5 s while `model` lives
+/// let clock = try ticker.subscribe(everyNth: 4) { tick in redrawClock() }      // every second
+/// try ticker.subscribe(everyNth: 20, handler: .weak(model) { model, _ in model.save() })  // every 5 s while `model` lives
 /// ```
 ///
 /// ## Timing
@@ -31,8 +31,9 @@ import TempoLocks
 ///
 /// ## Ending a subscription
 /// A ``TickerSubscription`` ends when you call ``TickerSubscription/cancel()`` or release the token. A
-/// subscription with a ``TimerHandler/weak(_:_:)`` handler (``subscribe(every:handler:)``) ends when the owner dies: the owner needs
-/// no cleanup code. Tokens keep the ticker alive; keep a reference to a ticker that has owner subscriptions.
+/// subscription with a ``TimerHandler/weak(_:_:)`` handler (``subscribe(everyNth:handler:)``) ends when its target
+/// dies: the target needs no cleanup code. Tokens keep the ticker alive; keep a reference to a ticker that has
+/// weak-target subscriptions.
 ///
 /// ## Cost
 /// Subscribers live in one contiguous array that each tick reads as a snapshot: a tick allocates nothing in the
@@ -50,7 +51,7 @@ public final class SharedTicker: Sendable {
     /// Bumped (under the lock) whenever a subscription ends, so a tick under way knows to re-check.
     let removals = Atomic<UInt64>(0)
     let timer: TempoTimer
-    /// The subscription made under each id by ``subscribe(id:every:handler:)`` (entries of ended subscriptions stay
+    /// The subscription made under each id by ``subscribe(id:everyNth:handler:)`` (entries of ended subscriptions stay
     /// until their id subscribes again: removing an ended subscription does nothing).
     let subscriptionsByID = TempoMutex<[SubscriberID: UInt64]>([:])
 
@@ -67,7 +68,8 @@ public final class SharedTicker: Sendable {
     /// - Parameters:
     ///   - schedule: The underlying timer's schedule: an ``TimerSchedule/every(_:repeats:first:leeway:latePolicy:delivery:clock:)``
     ///     schedule that repeats forever (its interval is the finest any subscriber gets). Its delivery is where
-    ///     every subscriber's handler runs (the main queue for ``TimerHandler/mainActor(_:)`` subscribers).
+    ///     every subscriber's handler runs (``TimerHandler/mainActor(_:)`` subscribers: see
+    ///     ``subscribe(everyNth:handler:)``).
     ///   - scheduler: The scheduler (default ``SystemScheduler/shared``; pass a `VirtualClock` in tests).
     /// - Throws: ``TempoError`` when the interval or leeway is invalid, or with ``TempoError/Code/invalidArgument``
     ///   for a one-shot or finite schedule (a ticker ticks for as long as it has subscribers).
@@ -89,7 +91,7 @@ public final class SharedTicker: Sendable {
         timer.cancel()
     }
 
-    /// The number of active subscriptions (subscriptions whose owner died are not counted).
+    /// The number of active subscriptions (subscriptions whose weak target died are not counted).
     ///
     /// - Complexity: O(n) in the number of subscriptions.
     public var subscriberCount: Int {
@@ -130,7 +132,7 @@ public final class SharedTicker: Sendable {
     }
 }
 
-/// A subscriber id of ``SharedTicker/subscribe(id:every:handler:)``.
+/// A subscriber id of ``SharedTicker/subscribe(id:everyNth:handler:)``.
 ///
 /// `@unchecked Sendable`: `AnyHashable` is not `Sendable`, but the only initializer takes a `Hashable & Sendable`
 /// value, so the wrapped value is `Sendable`.

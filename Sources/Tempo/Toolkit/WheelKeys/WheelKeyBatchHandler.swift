@@ -13,19 +13,26 @@ final class WheelKeyBatchHandler<Key: Hashable & Sendable, Payload: Sendable, Co
     @usableFromInline let state = TempoMutex(WheelKeyTable<Key, Payload>())
     /// What `onBatch` needs beside the table: the owner's callback, or nothing.
     @usableFromInline let context: Context
-    @usableFromInline let onBatch: @Sendable (WheelKeyBatchHandler, UnsafeBufferPointer<UInt64>) -> Void
+    @usableFromInline let onBatch: @Sendable (WheelKeyBatchHandler, TimingWheel, UnsafeBufferPointer<UInt64>) -> Void
 
     @usableFromInline
     init(
         context: Context,
-        onBatch: @escaping @Sendable (WheelKeyBatchHandler, UnsafeBufferPointer<UInt64>) -> Void
+        onBatch: @escaping @Sendable (WheelKeyBatchHandler, TimingWheel, UnsafeBufferPointer<UInt64>) -> Void
     ) {
         self.context = context
         self.onBatch = onBatch
     }
 
     @usableFromInline
-    func timersFired(values tokens: UnsafeBufferPointer<UInt64>) {
-        onBatch(self, tokens)
+    func timersFired(values tokens: UnsafeBufferPointer<UInt64>, on wheel: TimingWheel) {
+        onBatch(self, wheel, tokens)
+    }
+
+    /// Never called: a wheel hands a batch handler every value through ``timersFired(values:on:)``, and this type is
+    /// internal, so no other wheel can hold it.
+    @usableFromInline
+    func timerFired(value: UInt64) {
+        assertionFailure("a keyed table's timer fired outside a batch: \(value)")
     }
 }

@@ -117,7 +117,7 @@ struct TickAllocationTests {
     @Test func aSharedTickerAllocatesNothingPerTick() throws {
         let ticks = Ticks()
         let ticker = try SharedTicker(.every(.milliseconds(1)))
-        let subscription = try ticker.subscribe(every: 1) { _ in ticks.add() }
+        let subscription = try ticker.subscribe(everyNth: 1) { _ in ticks.add() }
         defer { subscription.cancel() }
         let perTick = try #require(Self.allocationsPerTick(ticks), "the ticker did not tick 650 times in 60 s")
         print("SharedTicker: \(perTick) allocations per tick")

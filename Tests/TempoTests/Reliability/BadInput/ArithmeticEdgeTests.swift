@@ -142,7 +142,7 @@ import Testing
         // A grid has at most Int.max slots; past them the timer has finished (documented on TempoTimer).
         #expect(timer.state == .finished)
         let (count, firstTwo, last) = log.state.withLock { ($0.count, $0.firstTwo, $0.last) }
-        switch policy {
+        switch policy.kind {
         case .coalesce:
             #expect(count == 1)
             #expect(last?.index == Int.max)

@@ -26,15 +26,16 @@ extension BadInput {
                         "k", .every(.seconds(1), repeats: .times(count))
                     ) { _ in }
                 },
-                BadInput("SharedTicker.subscribe(every: \(count))", .invalidCount, value: "\(count)") {
-                    _ = try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock()).subscribe(every: count) { _ in
+                BadInput("SharedTicker.subscribe(everyNth: \(count))", .invalidCount, value: "\(count)") {
+                    _ = try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock()).subscribe(everyNth: count) {
+                        _ in
                     }
                 },
                 BadInput(
-                    "SharedTicker.subscribe(handler: .weak(every: \(count), None))", .invalidCount, value: "\(count)"
+                    "SharedTicker.subscribe(handler: .weak(everyNth: \(count), None))", .invalidCount, value: "\(count)"
                 ) {
                     _ = try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock()).subscribe(
-                        every: count, handler: .weak(Canary()) { _, _ in })
+                        everyNth: count, handler: .weak(Canary()) { _, _ in })
                 },
             ]
         }

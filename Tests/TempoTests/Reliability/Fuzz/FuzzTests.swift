@@ -102,7 +102,7 @@ import Testing
             let key = fuzz.chance(10) ? "" : fuzz.text()
             _ = try? registry.schedule(key, .every(period, repeats: fuzz.repeats(), delivery: .immediate)) { _ in }
             let ticker = try? SharedTicker(.every(period, leeway: fuzz.duration()), scheduler: clock)
-            let subscription = try? ticker?.subscribe(every: fuzz.count()) { _ in }
+            let subscription = try? ticker?.subscribe(everyNth: fuzz.count()) { _ in }
             let countdown = try? Countdown(
                 duration: fuzz.duration(), every: period, leeway: fuzz.duration(), scheduler: clock,
                 onTick: { _ in }, onFinish: {})

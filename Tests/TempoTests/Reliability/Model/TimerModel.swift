@@ -49,7 +49,7 @@ struct TimerModel {
         interval = configuration.interval
         initialInterval = configuration.interval
         repeatsOnce = configuration.repeats == .once
-        switch configuration.repeats {
+        switch configuration.repeats.kind {
         case .once: total = 1
         case .times(let n): total = n
         case .forever: total = nil
@@ -91,7 +91,7 @@ struct TimerModel {
     var isOneShot: Bool { repeatsOnce }
 
     private var firstDelay: Duration {
-        if case .after(let delay) = first { return delay }
+        if case .after(let delay) = first.kind { return delay }
         return interval
     }
 
@@ -103,7 +103,7 @@ struct TimerModel {
             next = 1
             fireCount = 0
             skippedSinceDelivery = 0
-            if case .at(let deadline) = first {
+            if case .at(let deadline) = first.kind {
                 anchor = deadline.instant
             } else {
                 anchor = clockNow + firstDelay
@@ -137,7 +137,7 @@ struct TimerModel {
         skippedSinceDelivery = 0
         // An `at:` one-shot is re-armed at its deadline; anything else one first delay from now.
         var resetFirst = clockNow + firstDelay
-        if isOneShot, case .at(let deadline) = first { resetFirst = deadline.instant }
+        if isOneShot, case .at(let deadline) = first.kind { resetFirst = deadline.instant }
         if phase == .paused {
             pausedLeft = max(.zero, resetFirst - clockNow)
         } else {
@@ -208,7 +208,7 @@ struct TimerModel {
         let elapsed = (instant - anchor).attoseconds / interval.attoseconds
         var last = Int(clamping: elapsed) + 1
         if let total { last = min(last, total) }
-        switch policy {
+        switch policy.kind {
         case .burst:
             for index in next...last {
                 deliverScheduled(index: index, at: instant, missed: 0)

@@ -336,7 +336,7 @@ final class WeakTimerBox: Sendable {
 extension TimerRepeats {
     /// The number of ticks, or `nil` for ``TimerRepeats/forever``.
     var count: Int? {
-        switch self {
+        switch kind {
         case .once: 1
         case .times(let n): n
         case .forever: nil

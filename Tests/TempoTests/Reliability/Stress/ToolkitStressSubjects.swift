@@ -141,7 +141,7 @@ enum ToolkitStressSubjects {
                     "subscribe",
                     { random in
                         let probe = recorder.probe("subscription", checksOverlap: false)
-                        guard let token = try? ticker.subscribe(every: random.int(1...3), handler(probe)) else {
+                        guard let token = try? ticker.subscribe(everyNth: random.int(1...3), handler(probe)) else {
                             return recorder.fail("subscribe threw")
                         }
                         tokens.update { $0.append((token, probe)) }
@@ -185,8 +185,8 @@ enum ToolkitStressSubjects {
                 (
                     "badEvery",
                     { _ in
-                        recorder.expectThrows("subscribe(every: 0)", .invalidCount) {
-                            _ = try ticker.subscribe(every: 0) { _ in }
+                        recorder.expectThrows("subscribe(everyNth: 0)", .invalidCount) {
+                            _ = try ticker.subscribe(everyNth: 0) { _ in }
                         }
                     }
                 ),

@@ -21,6 +21,6 @@ import Testing
         let count = queue.count
         #expect(count == 1)
         let deadline = queue.deadline(of: "a")
-        #expect(deadline == TimerInstant(offset: .seconds(1)))
+        #expect(deadline?.instant == TimerInstant(offset: .seconds(1)))
     }
 }

@@ -113,7 +113,7 @@ import Testing
             let clock = VirtualClock(wall: wall)
             let stopwatch: Stopwatch
             do {
-                stopwatch = try Stopwatch(restoring: snapshot, scheduler: clock, clock: .wall)
+                stopwatch = try Stopwatch(restoring: snapshot, clock: .wall, scheduler: clock)
             } catch {
                 #expect(!error.value.isEmpty, "seed \(seed) step \(step)")
                 continue

@@ -26,8 +26,8 @@ import Testing
 
     @Test func theMonotonicClockStopsDuringSleepAndTheContinuousOneDoesNot() {
         let clock = VirtualClock()
-        let awake = Stopwatch(scheduler: clock, clock: .monotonic)
-        let waited = Stopwatch(scheduler: clock, clock: .continuous)
+        let awake = Stopwatch(clock: .monotonic, scheduler: clock)
+        let waited = Stopwatch(clock: .continuous, scheduler: clock)
         awake.start()
         waited.start()
         clock.advance(by: .seconds(1))
@@ -38,7 +38,7 @@ import Testing
 
     @Test func aRunningSnapshotRestoredInALaterProcessCountsTheGapOnTheWallClock() throws {
         let before = VirtualClock()
-        let stopwatch = Stopwatch(scheduler: before, clock: .continuous)
+        let stopwatch = Stopwatch(clock: .continuous, scheduler: before)
         stopwatch.start()
         before.advance(by: .seconds(10))
         stopwatch.lap()
@@ -46,7 +46,7 @@ import Testing
         // The app is relaunched 50 s later (after a reboot: the continuous clock starts again from zero).
         let after = VirtualClock(wall: before.now(.wall) + .seconds(50))
         let snapshot = try JSONDecoder().decode(Stopwatch.Snapshot.self, from: data)
-        let restored = try Stopwatch(restoring: snapshot, scheduler: after, clock: .continuous)
+        let restored = try Stopwatch(restoring: snapshot, clock: .continuous, scheduler: after)
         #expect(restored.phase == .running)
         #expect(restored.elapsed == .seconds(60))
         after.advance(by: .seconds(5))

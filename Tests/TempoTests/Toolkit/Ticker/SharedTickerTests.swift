@@ -20,7 +20,7 @@ private final class ClockLabel: Sendable {
     let subscription: TickerSubscription
 
     init(ticker: SharedTicker, render: @escaping @Sendable () -> Void) throws {
-        subscription = try ticker.subscribe(every: 4) { _ in render() }
+        subscription = try ticker.subscribe(everyNth: 4) { _ in render() }
     }
 }
 
@@ -106,8 +106,8 @@ private final class ClockLabel: Sendable {
         let ticker = try SharedTicker(.every(.milliseconds(250)), scheduler: clock)
         let log = CallLog()
         let fast = try ticker.subscribe { log.record("250ms", $0) }
-        let second = try ticker.subscribe(every: 4) { log.record("1s", $0) }
-        let five = try ticker.subscribe(every: 20) { log.record("5s", $0) }
+        let second = try ticker.subscribe(everyNth: 4) { log.record("1s", $0) }
+        let five = try ticker.subscribe(everyNth: 20) { log.record("5s", $0) }
         clock.advance(by: .milliseconds(999))
         #expect(!log.all.contains { $0.hasPrefix("1s") })
         clock.advance(by: .milliseconds(1))
@@ -128,7 +128,7 @@ private final class ClockLabel: Sendable {
         let log = TickLog()
         let base = try ticker.subscribe { _ in }
         clock.advance(by: .seconds(1))
-        let third = try ticker.subscribe(every: 3, log.record)
+        let third = try ticker.subscribe(everyNth: 3, log.record)
         clock.advance(by: .seconds(2))
         #expect(log.count == 0)
         clock.advance(by: .seconds(1))
@@ -140,7 +140,7 @@ private final class ClockLabel: Sendable {
         let clock = VirtualClock()
         let ticker = try SharedTicker(.every(.seconds(1), clock: .continuous), scheduler: clock)
         let log = TickLog()
-        let third = try ticker.subscribe(every: 3, log.record)
+        let third = try ticker.subscribe(everyNth: 3, log.record)
         clock.advance(by: .seconds(1))
         clock.suspend(for: .seconds(4))  // slots 2...5 folded into one tick: slot 3 was due
         #expect(log.count == 1)
@@ -241,7 +241,7 @@ private final class ClockLabel: Sendable {
         let clock = VirtualClock()
         #expect(throws: TempoError.self) { try SharedTicker(.every(.zero), scheduler: clock) }
         let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
-        #expect(throws: TempoError.self) { try ticker.subscribe(every: 0) { _ in } }
+        #expect(throws: TempoError.self) { try ticker.subscribe(everyNth: 0) { _ in } }
         #expect(clock.pendingCount == 0)
     }
 

@@ -15,8 +15,8 @@ import Testing
 ///
 /// The tests are not main-actor isolated: `VirtualClock.advance` waits for the main queue, which the main thread
 /// serves meanwhile.
-@Suite struct MainActorDeliveryTests {
-    @Test func aTimerWithMainActorDeliveryCallsAMainActorHandler() async throws {
+@Suite struct MainActorHandlerTests {
+    @Test func aTimerWithTheDefaultDeliveryCallsAMainActorHandlerOnTheMainActor() async throws {
         let clock = VirtualClock()
         let model = TickCounterModel()
         let timer = try TempoTimer(
@@ -34,7 +34,7 @@ import Testing
         #expect(timer.state == .finished)
     }
 
-    @Test func aOneShotWithMainActorDeliveryFiresOnce() async throws {
+    @Test func aOneShotWithAMainActorHandlerFiresOnce() async throws {
         let clock = VirtualClock()
         let model = TickCounterModel()
         try TempoTimer(.after(.seconds(2)), scheduler: clock, handler: .mainActor { tick in model.record(tick) })
@@ -66,18 +66,39 @@ import Testing
         let clock = VirtualClock()
         let ticker = try SharedTicker(.every(.seconds(1), delivery: .queue(.main)), scheduler: clock)
         let model = TickCounterModel()
-        let subscription = try ticker.subscribe(every: 2, handler: .mainActor { tick in model.record(tick) })
+        let subscription = try ticker.subscribe(everyNth: 2, handler: .mainActor { tick in model.record(tick) })
         clock.advance(by: .seconds(4))
         #expect(await model.ticks == [2, 4])
         subscription.cancel()
         #expect(!ticker.isTicking)
     }
 
-    @Test func aMainActorSubscriberOnATickerThatDeliversElsewhereIsATypedError() throws {
-        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: VirtualClock())
-        let error = #expect(throws: TempoError.self) {
+    @Test func aMainActorSubscriberOfADefaultDeliveryTickerRunsOnTheMainActorAsOnATimer() async throws {
+        let clock = VirtualClock()
+        let ticker = try SharedTicker(.every(.seconds(1)), scheduler: clock)
+        let model = TickCounterModel()
+        let subscription = try ticker.subscribe(everyNth: 2, handler: .mainActor { tick in model.record(tick) })
+        clock.advance(by: .milliseconds(1_999))
+        #expect(await model.ticks == [])
+        clock.advance(by: .milliseconds(1))
+        #expect(await model.ticks == [2])
+        clock.advance(by: .seconds(2))
+        #expect(await model.ticks == [2, 4])
+        subscription.cancel()
+        #expect(!ticker.isTicking)
+    }
+
+    @Test func aMainActorSubscriberOfATickerThatDeliversElsewhereIsATypedErrorAsOnATimer() throws {
+        let clock = VirtualClock()
+        let ticker = try SharedTicker(.every(.seconds(1), delivery: .immediate), scheduler: clock)
+        let subscribing = #expect(throws: TempoError.self) {
             _ = try ticker.subscribe(handler: .mainActor { _ in })
         }
-        #expect(error?.code == .invalidArgument)
+        #expect(subscribing?.code == .invalidArgument)
+        let creating = #expect(throws: TempoError.self) {
+            _ = try TempoTimer(
+                .every(.seconds(1), delivery: .immediate), scheduler: clock, handler: .mainActor { _ in })
+        }
+        #expect(creating?.code == .invalidArgument)
     }
 }

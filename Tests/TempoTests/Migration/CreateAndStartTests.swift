@@ -2,9 +2,9 @@ import Tempo
 import TempoTesting
 import Testing
 
-/// Trap 1 of issue #10: a factory that reads like a command starts the timer; an initializer creates it idle.
-@Suite struct FactoryStartTests {
-    @Test func onceAfterReturnsARunningTimerThatFiresWithoutStart() throws {
+/// Trap 1 of issue #10: creating a timer never starts it; the `start()` that creates and starts in one line does.
+@Suite struct CreateAndStartTests {
+    @Test func anAfterOneShotStartedInTheSameLineIsRunningAndFiresOnce() throws {
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer(.after(.seconds(1)), scheduler: clock, log.record).start()
@@ -16,7 +16,7 @@ import Testing
         #expect(timer.state == .finished)
     }
 
-    @Test func aDiscardedOnceAfterStillFires() throws {
+    @Test func aStartedOneShotWhoseResultIsDroppedStillFires() throws {
         let clock = VirtualClock()
         let log = TickLog()
         try TempoTimer(.after(.seconds(2)), scheduler: clock, log.record).start()
@@ -24,7 +24,7 @@ import Testing
         #expect(log.indices == [1])
     }
 
-    @Test func everyReturnsARunningTimerOnItsGrid() throws {
+    @Test func anEveryTimerStartedInTheSameLineTicksOnItsGrid() throws {
         let clock = VirtualClock()
         let log = TickLog()
         let timer = try TempoTimer(.every(.seconds(1), repeats: .times(3)), scheduler: clock, log.record).start()
@@ -39,7 +39,7 @@ import Testing
         timer.cancel()
     }
 
-    @Test func onceAtReturnsARunningTimerDueAtItsDeadline() throws {
+    @Test func anAtOneShotStartedInTheSameLineIsDueAtItsDeadline() throws {
         let clock = VirtualClock()
         let log = TickLog()
         let deadline = clock.now(.monotonic) + .seconds(5)
@@ -111,5 +111,32 @@ import Testing
         }
         clock.advance(by: .zero)
         #expect(log.count == 1_000)
+    }
+
+    @Test func startOfAFiredAtOneShotFiresItAgainAtOnce() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let deadline = TimerDeadline.monotonic(clock.now(.monotonic) + .seconds(1))
+        let timer = try TempoTimer(.at(deadline), scheduler: clock, log.record).start()
+        clock.advance(by: .seconds(1))
+        #expect(log.count == 1)
+        #expect(timer.state == .finished)
+        timer.start()
+        clock.advance(by: .zero)
+        #expect(log.count == 2)
+        #expect(log.all.last?.due == deadline.instant)
+    }
+
+    @Test func resetOfAThrowOneShotPastItsDeadlineFiresInsteadOfThrowing() throws {
+        let clock = VirtualClock()
+        let log = TickLog()
+        let deadline = TimerDeadline.monotonic(clock.now(.monotonic) + .seconds(1))
+        let timer = try TempoTimer(.at(deadline, ifPast: .throw), scheduler: clock, log.record)
+        clock.advance(by: .seconds(5))
+        #expect(log.count == 0)
+        try timer.reset()
+        clock.advance(by: .zero)
+        #expect(log.count == 1)
+        #expect(log.all.last?.due == deadline.instant)
     }
 }
