@@ -52,6 +52,10 @@ extension JobRunner {
 
     /// Handles a failed attempt under the job's failure policy: counts and logs it, and runs the retries it allows;
     /// the last attempt's error (`nil` when one succeeded) and the attempts made.
+    // A twin of the public `retry(attempts:backoff:clock:_:)`, kept on purpose (issue #43): a job's retries follow
+    // the scheduler's shutdown (a wait ends at once when shutdown begins), draw jitter from the job's seeded random
+    // source, count in `JobStats` and are logged with the job's metadata, none of which the free function knows.
+    // Both take their waits from the one `Backoff.delay(retry:previous:using:)`.
     private func retry(_ job: JobDefinition, failed first: JobContext, error firstError: any Error) async -> RunEnding {
         var context = first
         var error = firstError
@@ -248,6 +252,12 @@ extension JobRunner {
     }
 
     /// Runs the body once under `timeout`; returns its error, or ``JobError/Code/timedOut``.
+    ///
+    /// A twin of Tempo's `withTimeout(after:leeway:clock:operation:)`, kept on purpose (issue #43): both cancel the
+    /// body and wait for it (structured), but this one sleeps through the scheduler's injected `sleep` (virtual time
+    /// in tests, the job scheduler's clock) and reports the job's own `JobError.timedOut` naming the job.
+    /// TempoPostgres' `withTimeout` is the third, and differs in kind: it leaves a body that ignores cancellation
+    /// behind (a query waiting for a pool connection), which a job body must never be.
     private func attemptOnce(_ job: JobDefinition, context: JobContext, timeout: Duration) async -> (any Error)? {
         await withTaskGroup(of: AttemptEvent.self) { group in
             group.addTask {

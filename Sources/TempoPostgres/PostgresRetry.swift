@@ -60,6 +60,10 @@ public struct PostgresRetry: Sendable, Hashable {
 
     /// Runs `body` until it succeeds or the attempts are used up; rethrows the last error. Cancellation ends the
     /// waits and rethrows at once.
+    ///
+    /// A twin of TempoJobs' `retry(attempts:backoff:clock:_:)`, kept on purpose (issue #43): each try here runs under
+    /// the timeout that leaves a stuck query behind, and each failure is logged with the call's metadata. Known
+    /// limit: its waits (50 ms to 1 s by default) sleep on the real clock, not on the scheduler's injected one.
     @discardableResult
     func run<T: Sendable>(
         _ what: String, logger: Logger, metadata: Logger.Metadata = [:],

@@ -12,6 +12,11 @@ package import Tempo
 /// - ``LateTickPolicy/skip``: overlapping ticks are dropped; the next run starts on the next tick that
 ///   arrives while nothing runs.
 ///
+/// Why not `JobOptions.Overlap` (issue #43: two overlap vocabularies): `tempo every` lives in the core's world
+/// (a `TempoTimer`'s late-tick policy, `--late coalesce|burst|skip`), builds without the `Jobs` trait, and has no
+/// concurrent runs; the jobs' `.skip` / `.queue` / `.concurrent(limit:)` answer a scheduler's question. The gate
+/// maps the timer's three policies onto runs, so a user of the command learns one word per behaviour.
+///
 /// `OverlapGate` is a value type with no clock of its own: feed it ``tickArrived()`` and ``runFinished()``
 /// and start a run whenever one of them returns `true`. It is not synchronized; keep it in a `Mutex`
 /// when ticks and run completions come from different threads.
