@@ -77,13 +77,13 @@ public struct JobsPage<Context: RequestContext>: Sendable {
         let (seconds, attoseconds) = configuration.refreshEvery.components
         guard attoseconds == 0, (1...3_600).contains(seconds) else {
             throw JobsPageError(
-                .invalidRefreshInterval,
+                .invalidRefreshInterval, value: "\(configuration.refreshEvery)",
                 "the page's refresh interval \(configuration.refreshEvery) is not a whole number of seconds from 1 to 3600"
             )
         }
         guard (1...1_000).contains(configuration.historyLimit) else {
             throw JobsPageError(
-                .invalidHistoryLimit,
+                .invalidHistoryLimit, value: "\(configuration.historyLimit)",
                 "the page's history limit \(configuration.historyLimit) is not from 1 to 1000")
         }
         self.store = store

@@ -82,6 +82,7 @@ import Testing
             }
             #expect(error?.code == .invalidHistoryLimit)
             #expect(error?.message.contains("\(limit)") == true)
+            #expect(error?.value == "\(limit)")
         }
         _ = try JobsPage(store: store, access: access, configuration: .init(refreshEvery: .seconds(1), historyLimit: 1))
         _ = try JobsPage(
