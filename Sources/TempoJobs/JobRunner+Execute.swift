@@ -50,12 +50,12 @@ extension JobRunner {
         }
     }
 
-    /// Handles a failed attempt under the job's failure policy: counts and logs it, and runs the retries it allows;
-    /// the last attempt's error (`nil` when one succeeded) and the attempts made.
     // A twin of the public `retry(attempts:backoff:clock:_:)`, kept on purpose (issue #43): a job's retries follow
     // the scheduler's shutdown (a wait ends at once when shutdown begins), draw jitter from the job's seeded random
     // source, count in `JobStats` and are logged with the job's metadata, none of which the free function knows.
     // Both take their waits from the one `Backoff.delay(retry:previous:using:)`.
+    /// Handles a failed attempt under the job's failure policy: counts and logs it, and runs the retries it allows;
+    /// the last attempt's error (`nil` when one succeeded) and the attempts made.
     private func retry(_ job: JobDefinition, failed first: JobContext, error firstError: any Error) async -> RunEnding {
         var context = first
         var error = firstError
