@@ -130,8 +130,12 @@ public final class InMemoryJobStore: JobControlStore {
             return id
         }
         watchers.withLock { $0[id] = continuation }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.watchers.withLock { $0.removeValue(forKey: id) }
+        // Strong, not weak: the cycle (store, watchers, continuation, this closure) ends when the stream does (its
+        // consumer cancelled or dropped it). A weak capture gave the store a side table that LeakSanitizer cannot see
+        // through the reference count's bits, reported as a leak in any process that exits with the store alive
+        // (the SIGTERM test's tempo-jobs-demo under ASan).
+        continuation.onTermination = { _ in
+            _ = self.watchers.withLock { $0.removeValue(forKey: id) }
         }
         continuation.yield(book.withLock { $0.allControls })
         return stream
