@@ -21,17 +21,8 @@ import Darwin
             try measureAlone()
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "DeliveryPoolTests"]
-        process.environment = ProcessInfo.processInfo.environment.merging([Self.aloneVariable: "1"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "the measurement alone failed:\n\(text)")
+        let (status, text) = try runAlone(suite: "DeliveryPoolTests", variable: Self.aloneVariable)
+        #expect(status == 0, "the measurement alone failed:\n\(text)")
         #expect(text.contains("threads ran the handlers"), "the measurement did not run:\n\(text)")
     }
 
