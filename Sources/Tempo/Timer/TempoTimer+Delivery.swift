@@ -1,0 +1,189 @@
+import Dispatch
+import Synchronization
+import TempoLocks
+
+extension TempoTimer {
+    /// Runs `transition` on the state machine under the timer's lock, then the actions it returned once the lock is
+    /// released.
+    ///
+    /// `now`, when the caller read the timer's clock just before, is passed on to the scheduler: on the monotonic
+    /// clock it serves as the new action's ordering stamp, so that the driver need not read the clock again (see
+    /// ``ClockDriver``).
+    func perform(now: TimerInstant? = nil, _ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
+        // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
+        // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
+        // the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and no work runs
+        // under it). Other schedulers are armed after the lock is released (``run(_:)``).
+        let actions = machine.withLock { machine in armUnderLock(transition(&machine), &machine, now: now) }
+        run(actions)
+    }
+
+    /// Makes the ``SystemScheduler`` arm of `actions` under the timer's lock (see ``perform(_:)``) and returns what is
+    /// left to ``run(_:)`` once the lock is released.
+    @inline(__always)
+    private func armUnderLock(
+        _ actions: TimerStateMachine.Actions, _ machine: inout TimerStateMachine, now: TimerInstant?
+    ) -> TimerStateMachine.Actions {
+        var actions = actions
+        switch actions.scheduler {
+        case .none, .disarm:
+            break
+        case .arm(let arm):
+            if let driver = unretainedDriver {
+                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, now: now) }
+                actions.scheduler = .none
+            }
+        case .replace(let old, let arm):
+            if let driver = unretainedDriver {
+                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, now: now) }
+                actions.scheduler = .disarm(old)
+            }
+        }
+        return actions
+    }
+
+    /// Inserts `arm` into ``SystemScheduler`` and records its handle; called under the timer's lock.
+    private func armSystem(
+        _ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine, now: TimerInstant?
+    ) {
+        let monotonicNow = driver.clock == .monotonic ? now?.nanosecondsRoundedDown : nil
+        let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: .timer(self), now: monotonicNow)
+        // Always recorded: the transition that requested the arm left the machine waiting for exactly this one.
+        if !machine.armed(action, generation: arm.generation) {
+            assertionFailure("an arm request was not recorded in the critical section that made it")
+            driver.remove(id: action.id, slot: action.slot)
+        }
+    }
+
+    private func run(_ actions: TimerStateMachine.Actions) {
+        switch actions.scheduler {
+        case .none:
+            break
+        case .arm(let arm):
+            self.arm(arm)
+        case .disarm(let old):
+            cancelScheduled(old)
+        case .replace(let old, let arm):
+            cancelScheduled(old)
+            self.arm(arm)
+        }
+        if actions.startDrain {
+            startDrain()
+        }
+    }
+
+    /// Arms a scheduler other than ``SystemScheduler`` (which ``perform(_:)`` arms under the lock), then records
+    /// the handle, unless the arm went stale meanwhile.
+    private func arm(_ arm: TimerStateMachine.Arm) {
+        guard case .other(let other) = engine else {
+            preconditionFailure("SystemScheduler arms are made under the timer's lock")
+        }
+        let generation = arm.generation
+        // A labeled timer names itself to the scheduler for the call (TempoTesting's armed-timer check reads it). No
+        // stored closure: the check runs on every arm of an unlabeled timer too, and must not allocate.
+        let action: ScheduledAction
+        if let label {
+            action = TimerLabel.$arming.withValue(label) { schedule(arm, on: other) }
+        } else {
+            action = schedule(arm, on: other)
+        }
+        if !machine.withLock({ $0.armed(action, generation: generation) }) {
+            cancelScheduled(action)
+        }
+    }
+
+    /// Schedules `arm` on a scheduler other than ``SystemScheduler``; the action reports the deadline with the arm's
+    /// generation.
+    private func schedule(_ arm: TimerStateMachine.Arm, on other: OtherScheduler) -> ScheduledAction {
+        let generation = arm.generation
+        return other.scheduler.schedule(at: arm.deadline, leeway: arm.leeway, clock: other.clock) { [self] in
+            scheduledDeadlineReached(generation: generation)
+        }
+    }
+
+    /// Cancels an armed action on the engine directly (``SystemScheduler`` with no existential in between).
+    private func cancelScheduled(_ action: ScheduledAction) {
+        if let driver = unretainedDriver {
+            driver._withUnsafeGuaranteedRef { $0.remove(id: action.id, slot: action.slot) }
+        } else if case .other(let other) = engine {
+            other.scheduler.cancel(action)
+        }
+    }
+
+    private func startDrain() {
+        switch engine {
+        case .systemInline: drain()
+        case .systemPool:
+            // On a driver thread, the first mailbox of a wake is drained there, without a second wakeup.
+            if let context = DriverContext.current, context.take(self) { return }
+            DeliveryPool.shared.submit(self)
+        case .systemQueue(let route): route.queue.async { [self] in drain() }
+        case .other(let other): other.scheduler.deliver(on: other.queue) { [self] in drain() }
+        }
+    }
+
+    /// Runs queued deliveries one at a time until the mailbox is empty.
+    ///
+    /// After a scheduled tick's handlers return, the next step is taken in the same critical section that reports
+    /// the delivery (``TimerStateMachine/scheduledTickDelivered()``, which may arm the next deadline): one lock
+    /// round trip per tick fewer than reporting and then asking.
+    private func drain() {
+        var target = TimerStateMachine.TargetCheck.unchecked
+        var delivered = false
+        while true {
+            let now = now()
+            let (step, actions) = machine.withLock { machine in
+                let actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: now) : .none
+                let step = machine.nextStep(now: now, target: target)
+                if case .tick = step { claimsInFlight.add(1, ordering: .relaxed) }
+                return (step, actions)
+            }
+            delivered = false
+            // Another scheduler's arm, made outside the lock (a tick's delivery never starts a drain: this one runs).
+            run(actions)
+            target = .unchecked
+            switch step {
+            case .idle:
+                return
+            case .checkTarget(let isAlive):
+                // Outside the lock: releasing the weak load's reference may run the target's deinit.
+                target = isAlive() ? .alive : .gone
+            case .tick(let tick, let handlers):
+                claimsInFlight.subtract(1, ordering: .releasing)
+                // With no instrument added, one relaxed load (see TempoTimer+Instruments.swift).
+                if TimerInstruments.isActive {
+                    runInstrumented(tick, handlers)
+                } else {
+                    handlers(tick)
+                }
+                delivered = !tick.isManual
+            case .state(let newState, let handler):
+                handler(newState)
+            case .targetGone:
+                cancel()
+            }
+        }
+    }
+}
+
+extension TempoTimer: DeliveryLane {
+    /// A scheduler other than ``SystemScheduler`` reached the deadline armed with `generation`.
+    func scheduledDeadlineReached(generation: UInt32) {
+        let now = now()
+        perform { $0.deadlineReached(generation: generation, now: now) }
+    }
+
+    /// ``SystemScheduler`` reached the deadline of the action `id` (armed under the timer's lock, so a live one is
+    /// recorded as armed); `now` is the clock's reading of the wake that found it due (the ticks it claims are due by
+    /// then), or `nil` to read the clock.
+    func scheduledActionReached(id: UInt64, now wakeNow: TimerInstant? = nil) {
+        let now = wakeNow ?? self.now()
+        // The wake's reading is older than this call: not a stamp for an arm made here (see `perform(now:_:)`).
+        perform(now: wakeNow == nil ? now : nil) { $0.deadlineReached(actionID: id, now: now) }
+    }
+
+    /// A pool worker drains the mailbox.
+    package func runDeliveries() {
+        drain()
+    }
+}
