@@ -33,7 +33,7 @@ public struct PlanHandler: Sendable {
 
     let body: Body
     /// For ``weak(_:_:)``: whether the target is still alive.
-    let targetIsAlive: (@Sendable () -> Bool)?
+    package let targetIsAlive: (@Sendable () -> Bool)?
     /// For ``mainActor(_:)``: the handler must run on the main queue.
     let runsOnMainActor: Bool
 
@@ -96,6 +96,16 @@ extension PlanHandler {
             return try delivery.forMainActor()
         } catch {
             throw PlanError(error)
+        }
+    }
+}
+
+extension PlanHandler: KeyedHandler {
+    /// Runs the body with `fire`, passing `timer` to a ``timer(_:)`` body.
+    package func run(_ timer: PlanTimer, _ fire: PlanFire) {
+        switch body {
+        case .fire(let body): body(fire)
+        case .timer(let body): body(timer, fire)
         }
     }
 }

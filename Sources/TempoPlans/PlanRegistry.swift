@@ -24,20 +24,8 @@ public import Tempo
 /// Every method may be called from any thread, including from a handler of the same registry (a handler may
 /// replace or cancel its own key). No user code runs under the registry's lock.
 public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
-    private struct Entry: KeyedEntry {
-        let id: UInt64
-        let timer: PlanTimer
-        let targetIsAlive: (@Sendable () -> Bool)?
-
-        /// The plan has no more dates, the entry was cancelled, or its weak target died.
-        var hasEnded: Bool {
-            if let targetIsAlive, !targetIsAlive() { return true }
-            return timer.state != .running
-        }
-    }
-
     /// The entries, shared with the entries' handlers (which check that their entry is still current).
-    private let storage = KeyedTimers<Key, Entry>()
+    private let storage = KeyedTimers<Key, PlanTimer>()
     /// The scheduler every plan timer of this registry runs on.
     public let scheduler: any TimerScheduler
 
@@ -78,26 +66,19 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         delivery: TimerDelivery = .privateQueue,
         handler: PlanHandler
     ) throws(PlanError) -> Bool {
-        if let collection = key as? any Collection, collection.isEmpty {
-            throw PlanError(.invalidKey, value: "\"\(key)\"", message: "a plan key must not be empty, got \"\(key)\"")
-        }
-        let id = storage.makeID()
-        // Handler runs check that the entry is still current, so a replaced timer never runs user code once its
+        // Its handler checks that the entry is still current, so a replaced timer never runs user code once its
         // replacement is in the registry.
-        let entryHandler: @Sendable (PlanTimer, PlanFire) -> Void
-        switch handler.body {
-        case .fire(let body): entryHandler = { _, fire in body(fire) }
-        case .timer(let body): entryHandler = body
+        let entry: KeyedTimers<Key, PlanTimer>.NewEntry<PlanFire>
+        do {
+            entry = try storage.newEntry(forKey: key, of: "plan", handler: handler)
+        } catch {
+            throw PlanError(error)
         }
         let current = PlanHandler(
-            body: .timer { [storage] timer, fire in
-                guard storage.isCurrent(key, id: id) else { return }
-                entryHandler(timer, fire)
-            },
-            targetIsAlive: handler.targetIsAlive, runsOnMainActor: handler.runsOnMainActor)
+            body: .timer(entry.handler), targetIsAlive: handler.targetIsAlive, runsOnMainActor: handler.runsOnMainActor)
         let timer = try PlanTimer(
             plan, leeway: leeway, latePolicy: latePolicy, delivery: delivery, scheduler: scheduler, handler: current)
-        return storage.install(Entry(id: id, timer: timer, targetIsAlive: handler.targetIsAlive), forKey: key)
+        return storage.install(entry, timer: timer)
     }
 
     /// Runs `plan` under `key` and calls `body` with each fire: ``schedule(_:_:leeway:latePolicy:delivery:handler:)``
@@ -191,13 +172,10 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
         pruned()[key]?.timer.nextDate
     }
 
-    /// The running entries, after removing those whose plans ended (read outside the registry's lock).
-    private func pruned() -> [Key: Entry] {
-        // Cancelling an ended timer stops one whose weak target died before its next fire; for the others it does
-        // nothing.
-        for entry in storage.removeAll(where: { $0.hasEnded }) {
-            entry.timer.cancel()
-        }
+    /// The running entries, after removing those whose plans ended or whose weak targets died (see
+    /// `KeyedTimers.prune()`).
+    private func pruned() -> [Key: KeyedTimers<Key, PlanTimer>.Entry] {
+        storage.prune()
         return storage.entries
     }
 }
@@ -206,4 +184,7 @@ public final class PlanRegistry<Key: Hashable & Sendable>: Sendable {
 extension PlanTimer: KeyedTimer {
     /// Starts the timer.
     package func startKeyed() { start() }
+
+    /// Whether the plan has no more dates or the timer was cancelled.
+    package var hasEnded: Bool { state != .running }
 }

@@ -314,10 +314,7 @@ public final class PlanTimer: Sendable {
                 let fire = PlanFire(
                     planned: PlanInstant.date(planned), lateness: lateness, missed: missed, index: index,
                     missedIsLowerBound: missedIsLowerBound)
-                switch handler.body {
-                case .fire(let body): body(fire)
-                case .timer(let body): body(self, fire)
-                }
+                handler.run(self, fire)
             case .wait:
                 syncTimer()
                 return

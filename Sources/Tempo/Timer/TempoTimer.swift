@@ -148,7 +148,11 @@ public final class TempoTimer: Sendable {
 
     /// Whether the timer finished or was cancelled and no delivery is queued or running (see
     /// `TimerStateMachine.hasEnded`).
-    var hasEnded: Bool { machine.withLock { $0.hasEnded } }
+    ///
+    /// A timer that is `.finished` while its last tick waits for (or runs) its handlers has *not* ended: it becomes
+    /// `.finished` when that tick is handed to delivery, and a ``TimerRegistry`` entry must stay current until the
+    /// handler ran, or the registry's wrapper would skip it (the lost-tick bug of issue #10).
+    package var hasEnded: Bool { machine.withLock { $0.hasEnded } }
 
     /// Runs `body` on the state machine under the timer's lock, for extensions in other files (no user code).
     func withMachine<Result: Sendable>(_ body: (inout TimerStateMachine) -> Result) -> Result {

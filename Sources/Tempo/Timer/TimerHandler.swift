@@ -27,7 +27,7 @@ public struct TimerHandler: Sendable {
 
     let body: Body
     /// For ``weak(_:_:)``: whether the target is still alive.
-    let targetIsAlive: (@Sendable () -> Bool)?
+    package let targetIsAlive: (@Sendable () -> Bool)?
     /// For ``mainActor(_:)``: the handler must run on the main queue.
     let runsOnMainActor: Bool
 
@@ -86,6 +86,16 @@ extension TimerHandler {
     ///   other than the default or the main queue.
     func delivery(for schedule: TimerSchedule) throws(TempoError) -> TimerDelivery {
         runsOnMainActor ? try schedule.delivery.forMainActor() : schedule.delivery
+    }
+}
+
+extension TimerHandler: KeyedHandler {
+    /// Runs the body with `tick`, passing `timer` to a ``timer(_:)`` body.
+    package func run(_ timer: TempoTimer, _ tick: TimerTick) {
+        switch body {
+        case .tick(let body): body(tick)
+        case .timer(let body): body(timer, tick)
+        }
     }
 }
 

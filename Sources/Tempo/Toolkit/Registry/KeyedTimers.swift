@@ -6,6 +6,9 @@ package protocol KeyedTimer: AnyObject, Sendable {
     func startKeyed()
     /// Cancels the timer; idempotent.
     func cancel()
+    /// Whether the timer ended without a last handler run that removes its entry: it was cancelled, or ran out of
+    /// ticks or dates with no handler run left to come. Read outside the store's lock.
+    var hasEnded: Bool { get }
 }
 
 extension TempoTimer: KeyedTimer {
@@ -13,14 +16,16 @@ extension TempoTimer: KeyedTimer {
     package func startKeyed() { start() }
 }
 
-/// An entry of ``KeyedTimers``: a timer, and the id that tells it from the timers its key held before.
-package protocol KeyedEntry: Sendable {
-    /// The kind of timer.
+/// A handler that a keyed entry runs: ``TimerHandler``, and TempoPlans' `PlanHandler`.
+package protocol KeyedHandler: Sendable {
+    /// The kind of timer that runs the handler.
     associatedtype Timer: KeyedTimer
-    /// The entry's id, from ``KeyedTimers/makeID()``.
-    var id: UInt64 { get }
-    /// The entry's timer.
-    var timer: Timer { get }
+    /// What each run receives (a tick, a fire).
+    associatedtype Event
+    /// For a weak handler: whether its target is still alive (its entry ends once it is not).
+    var targetIsAlive: (@Sendable () -> Bool)? { get }
+    /// Runs the handler's body with `event`, passing `timer` to a body that takes its timer.
+    func run(_ timer: Timer, _ event: Event)
 }
 
 /// Timers kept by key, where installing under a key replaces (and cancels) the key's timer: the bookkeeping that
@@ -32,7 +37,37 @@ package protocol KeyedEntry: Sendable {
 ///
 /// Thread-safety: every method may be called from any thread. Timers are started and cancelled, and entries
 /// released, outside the store's lock.
-package final class KeyedTimers<Key: Hashable & Sendable, Entry: KeyedEntry>: Sendable {
+package final class KeyedTimers<Key: Hashable & Sendable, Timer: KeyedTimer>: Sendable {
+    /// A timer under a key, and the id that tells it from the timers its key held before.
+    package struct Entry: Sendable {
+        /// The entry's id, from ``KeyedTimers/newEntry(forKey:of:handler:)``.
+        package let id: UInt64
+        /// The entry's timer.
+        package let timer: Timer
+        /// For a weak handler: whether its target is still alive.
+        let targetIsAlive: (@Sendable () -> Bool)?
+
+        /// The weak target died, or the timer ended without a last handler run to remove the entry (see
+        /// ``KeyedTimer/hasEnded``).
+        var hasEnded: Bool {
+            if let targetIsAlive, !targetIsAlive() { return true }
+            return timer.hasEnded
+        }
+    }
+
+    /// An entry about to be installed: its key (checked), its id, and the handler its timer is to run.
+    package struct NewEntry<Event>: Sendable {
+        /// The key.
+        package let key: Key
+        /// The entry's id.
+        package let id: UInt64
+        /// For a weak handler: whether its target is still alive.
+        let targetIsAlive: (@Sendable () -> Bool)?
+        /// Runs the registered handler while this entry is the key's current one, and does nothing once it was
+        /// replaced or removed.
+        package let handler: @Sendable (Timer, Event) -> Void
+    }
+
     private struct State {
         var entries: [Key: Entry] = [:]
         var nextID: UInt64 = 1
@@ -42,8 +77,37 @@ package final class KeyedTimers<Key: Hashable & Sendable, Entry: KeyedEntry>: Se
 
     package init() {}
 
+    /// Checks `key` and makes the entry to install under it for `handler`: the key check and the handler of
+    /// ``TimerRegistry`` and TempoPlans' `PlanRegistry`.
+    ///
+    /// The entry's handler runs `handler` (with the key's timer, for a body that takes it) only while the entry is
+    /// the key's current one, so a replaced timer never runs user code once its replacement is in. An entry whose
+    /// `handler` has a weak target ends when the target dies (see ``prune()``).
+    ///
+    /// - Parameters:
+    ///   - key: The key; an empty collection (an empty `String`, `Substring` or `Array`) is rejected.
+    ///   - kind: What the store keeps, for the error's message ("timer", "plan").
+    ///   - handler: What the entry runs.
+    /// - Returns: The entry, to pass to ``install(_:timer:)`` with the timer that runs its handler.
+    /// - Throws: ``TempoError`` with ``TempoError/Code/invalidKey`` for an empty key.
+    package func newEntry<Handler: KeyedHandler>(
+        forKey key: Key, of kind: String, handler: Handler
+    ) throws(TempoError) -> NewEntry<Handler.Event> where Handler.Timer == Timer {
+        if let collection = key as? any Collection, collection.isEmpty {
+            throw TempoError(
+                .invalidKey, value: "\"\(key)\"", message: "a \(kind) key must not be empty, got \"\(key)\"")
+        }
+        let id = makeID()
+        return NewEntry(
+            key: key, id: id, targetIsAlive: handler.targetIsAlive,
+            handler: { [self] timer, event in
+                guard isCurrent(key, id: id) else { return }
+                handler.run(timer, event)
+            })
+    }
+
     /// A new entry id, for the timer about to be installed (its handler checks it with ``isCurrent(_:id:)``).
-    package func makeID() -> UInt64 {
+    private func makeID() -> UInt64 {
         state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -51,7 +115,7 @@ package final class KeyedTimers<Key: Hashable & Sendable, Entry: KeyedEntry>: Se
     }
 
     /// Whether the entry under `key` is the one with `id`.
-    package func isCurrent(_ key: Key, id: UInt64) -> Bool {
+    private func isCurrent(_ key: Key, id: UInt64) -> Bool {
         state.withLock { $0.entries[key]?.id == id }
     }
 
@@ -65,10 +129,15 @@ package final class KeyedTimers<Key: Hashable & Sendable, Entry: KeyedEntry>: Se
         state.withLock { $0.entries }
     }
 
-    /// Puts `entry` under `key`, cancels the timer it replaces, then starts `entry`'s timer.
+    /// Puts `new` with `timer` under its key, cancels the timer it replaces, then starts `timer`.
     ///
+    /// - Parameters:
+    ///   - new: The entry from ``newEntry(forKey:of:handler:)``.
+    ///   - timer: The timer that runs the entry's handler.
     /// - Returns: Whether an entry was replaced.
-    package func install(_ entry: Entry, forKey key: Key) -> Bool {
+    package func install<Event>(_ new: NewEntry<Event>, timer: Timer) -> Bool {
+        let key = new.key
+        let entry = Entry(id: new.id, timer: timer, targetIsAlive: new.targetIsAlive)
         let old = state.withLock { $0.entries.updateValue(entry, forKey: key) }
         old?.timer.cancel()
         entry.timer.startKeyed()
@@ -94,15 +163,22 @@ package final class KeyedTimers<Key: Hashable & Sendable, Entry: KeyedEntry>: Se
         withExtendedLifetime(removed) {}
     }
 
-    /// Removes the entries that `hasEnded` picks, each only if it is still under its key, and returns them without
-    /// cancelling their timers. `hasEnded` runs outside the store's lock.
-    package func removeAll(where hasEnded: (Entry) -> Bool) -> [Entry] {
-        let ended = entries.filter { hasEnded($0.value) }
-        guard !ended.isEmpty else { return [] }
-        return state.withLock { state in
+    /// Removes the entries whose weak target died or whose timer ended (``Entry/hasEnded``), each only if it is still
+    /// under its key, and cancels their timers.
+    ///
+    /// Whether an entry has ended is read from its timer (under the timer's lock), so it is read outside the store's
+    /// lock: the store never holds its lock while it takes a timer's (no lock order). Cancelling an ended timer stops
+    /// one whose weak target died before its next tick; for the others it does nothing.
+    package func prune() {
+        let ended = entries.filter { $0.value.hasEnded }
+        guard !ended.isEmpty else { return }
+        let removed = state.withLock { state in
             ended.compactMap { key, entry in
                 state.entries[key]?.id == entry.id ? state.entries.removeValue(forKey: key) : nil
             }
+        }
+        for entry in removed {
+            entry.timer.cancel()
         }
     }
 

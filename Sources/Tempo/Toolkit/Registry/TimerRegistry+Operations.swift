@@ -89,13 +89,9 @@ extension TimerRegistry {
         storage[key]?.timer
     }
 
-    /// Removes entries whose weak target died or whose timer ended, and cancels their timers.
-    ///
-    /// Whether an entry is dead is read from its timer (under the timer's lock), so it is read outside the
-    /// registry's lock: the registry never holds its lock while it takes a timer's (no lock order).
+    /// Removes entries whose weak target died or whose timer ended, and cancels their timers (see
+    /// ``KeyedTimers/prune()``).
     private func prune() {
-        for entry in storage.removeAll(where: \.isDead) {
-            entry.timer.cancel()
-        }
+        storage.prune()
     }
 }

@@ -32,25 +32,8 @@
 /// Every method may be called from any thread, concurrently, including from a handler of a timer of the same
 /// registry (a handler may replace or cancel its own key). No user code runs under the registry's lock.
 public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
-    struct Entry: KeyedEntry {
-        let id: UInt64
-        let timer: TempoTimer
-        let targetIsAlive: (@Sendable () -> Bool)?
-
-        /// The target died, or the timer ended without a last handler run to remove it (it was cancelled, or
-        /// the ``LateTickPolicy/skip`` policy dropped its last slot).
-        ///
-        /// A timer that is `.finished` while its last tick waits for (or runs) its handlers is *not* dead:
-        /// it becomes `.finished` when that tick is handed to delivery, and the entry must stay current until
-        /// the handler ran, or the wrapper would skip it (the lost-tick bug of issue #10).
-        var isDead: Bool {
-            if let targetIsAlive, !targetIsAlive() { return true }
-            return timer.hasEnded
-        }
-    }
-
     /// The entries, held by the registry and (strongly) by its timers' handlers (see ``KeyedTimers``).
-    let storage = KeyedTimers<Key, Entry>()
+    let storage = KeyedTimers<Key, TempoTimer>()
 
     /// The scheduler every timer of this registry runs on.
     public let scheduler: any TimerScheduler
@@ -88,32 +71,26 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
     ///   schedule and handler; the registry is then unchanged.
     @discardableResult
     public func schedule(_ key: Key, _ schedule: TimerSchedule, handler: TimerHandler) throws(TempoError) -> Bool {
-        try Self.validate(key)
+        // Its handler checks that the entry is still current, so a replaced timer never runs user code once its
+        // replacement is in the registry.
+        let entry = try storage.newEntry(forKey: key, of: "timer", handler: handler)
         let delivery = try handler.delivery(for: schedule)
         let scheduler = scheduler
         let configuration = try schedule.configuration(delivery: delivery) { scheduler.now(schedule.clock) }
         let total = configuration.repeats.total
         let storage = storage
-        let id = storage.makeID()
-        // Handler runs check that the entry is still current, so a replaced timer never runs user code
-        // once its replacement is in the registry.
-        let entryHandler: @Sendable (TempoTimer, TimerTick) -> Void
-        switch handler.body {
-        case .tick(let body): entryHandler = { _, tick in body(tick) }
-        case .timer(let body): entryHandler = body
-        }
         let timer = try TempoTimer(
             configuration: configuration, scheduler: scheduler, targetIsAlive: handler.targetIsAlive, handler: nil)
         timer.addObserver { timer, tick in
-            guard storage.isCurrent(key, id: id) else { return }
-            entryHandler(timer, tick)
-            // The last slot of a finite timer: leave the registry. (No state handler is used for this: it
-            // would add a delivery per transition, and a synchronous one on a `VirtualClock`.)
+            entry.handler(timer, tick)
+            // The last slot of a finite timer: leave the registry (a no-op once the entry was replaced or removed). (No
+            // state handler is used for this: it would add a delivery per transition, and a synchronous one on a
+            // `VirtualClock`.)
             if let total, !tick.isManual, tick.index >= total {
-                storage.remove(key, id: id)
+                storage.remove(entry.key, id: entry.id)
             }
         }
-        return storage.install(Entry(id: id, timer: timer, targetIsAlive: handler.targetIsAlive), forKey: key)
+        return storage.install(entry, timer: timer)
     }
 
     /// Schedules a timer under `key` that calls `body` with each tick: ``schedule(_:_:handler:)`` with
@@ -146,12 +123,6 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         _ key: Key, _ schedule: TimerSchedule, _ body: @escaping @Sendable (TempoTimer, TimerTick) -> Void
     ) throws(TempoError) -> Bool {
         try self.schedule(key, schedule, handler: .timer(body))
-    }
-
-    static func validate(_ key: Key) throws(TempoError) {
-        if let collection = key as? any Collection, collection.isEmpty {
-            throw TempoError(.invalidKey, value: "\"\(key)\"", message: "a timer key must not be empty, got \"\(key)\"")
-        }
     }
 }
 
