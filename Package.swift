@@ -138,6 +138,7 @@ let package = Package(
         .target(
             name: "TempoPostgres",
             dependencies: [
+                "Tempo",
                 "TempoJobs",
                 "TempoLocks",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
@@ -148,6 +149,7 @@ let package = Package(
         .target(
             name: "TempoJobsPage",
             dependencies: [
+                "Tempo",
                 "TempoJobs",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Dashboard"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Dashboard"])),
@@ -173,6 +175,7 @@ let package = Package(
         .executableTarget(
             name: "tempo-jobs-demo",
             dependencies: [
+                "Tempo",
                 "TempoJobs",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Jobs"])),
                 .product(
@@ -183,6 +186,7 @@ let package = Package(
         .executableTarget(
             name: "tempo-pg-replica",
             dependencies: [
+                "Tempo",
                 "TempoPostgres",
                 "TempoJobs",
                 "TempoPlans",

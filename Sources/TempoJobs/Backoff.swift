@@ -1,3 +1,5 @@
+import Tempo
+
 /// The waits between attempts: exponential growth from an initial delay up to a cap, with optional jitter.
 ///
 /// Retry `n` (1 for the wait before the second attempt) has the base delay `min(cap, initial · multiplierⁿ⁻¹)`.
@@ -108,8 +110,7 @@ public struct Backoff: Sendable, Hashable {
     }
 
     static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        duration.inSeconds
     }
 
     /// The duration of `seconds`, rounded to whole nanoseconds and saturated to `Int64` nanoseconds (about 292

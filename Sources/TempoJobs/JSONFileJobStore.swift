@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Tempo
 import TempoLocks
 
 /// A ``JobStore`` in one JSON file, written atomically and in groups, off the caller's thread.
@@ -141,8 +142,7 @@ public final class JSONFileJobStore: JobStore {
             guard waiting else { return }
             let pause = file.pauseBeforeNextGroup()
             if pause > .zero {
-                let (seconds, attoseconds) = pause.components
-                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: pause.inSeconds)
             }
             let group = requests.withLock { state -> [JSONFileRequest] in
                 let group = state.pending

@@ -1,3 +1,5 @@
+import Tempo
+
 /// The random numbers of jitter: SplitMix64 from a seed (the same waits on every run), or the system's generator.
 struct JobRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64?
@@ -36,9 +38,9 @@ enum StableHash {
 
     /// The stable delay of `name` in `0 ..< spread`, to the nanosecond.
     static func offset(of name: String, spread: Duration) -> Duration {
-        let (seconds, attoseconds) = spread.components
-        let nanoseconds = UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+        // Whole nanoseconds, saturated at about 292 years (a negative spread is no spread).
+        let nanoseconds = spread.nanoseconds(rounded: .down)
         guard nanoseconds > 0 else { return .zero }
-        return .nanoseconds(Int64(of(name) % nanoseconds))
+        return .nanoseconds(Int64(of(name) % UInt64(nanoseconds)))
     }
 }

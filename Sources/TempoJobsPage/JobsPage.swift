@@ -2,6 +2,7 @@
 public import Hummingbird
 public import TempoJobs
 public import Logging
+import Tempo
 
 /// The operator's web page of a job store, mounted on an app's Hummingbird router: every job with its state (active
 /// or paused), schedule and next dates; a job's last runs with their replica, duration, attempts, outcome and error;
@@ -74,7 +75,7 @@ public struct JobsPage<Context: RequestContext>: Sendable {
     public init(store: any JobControlStore, access: Access, configuration: Configuration = Configuration())
         throws(JobsPageError)
     {
-        let (seconds, attoseconds) = configuration.refreshEvery.components
+        let (seconds, attoseconds) = configuration.refreshEvery.saturatingComponents
         guard attoseconds == 0, (1...3_600).contains(seconds) else {
             throw JobsPageError(
                 .invalidRefreshInterval, value: "\(configuration.refreshEvery)",

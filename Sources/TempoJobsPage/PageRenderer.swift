@@ -1,5 +1,6 @@
 #if Dashboard
 import Foundation
+import Tempo
 import TempoJobs
 
 /// Renders the page's views as HTML; every value from the store goes through `HTML`'s escaping interpolation.
@@ -168,8 +169,7 @@ struct PageRenderer {
     }
 
     func format(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = Double(seconds) * 1_000 + Double(attoseconds) / 1e15
+        let milliseconds = duration.inSeconds * 1_000
         return milliseconds < 1_000
             ? "\((milliseconds * 10).rounded() / 10) ms" : "\((milliseconds / 10).rounded() / 100) s"
     }

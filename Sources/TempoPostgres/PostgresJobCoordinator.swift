@@ -3,6 +3,7 @@ public import Foundation
 public import Logging
 public import PostgresNIO
 import Synchronization
+import Tempo
 public import TempoJobs
 
 /// A `JobCoordinator` on PostgreSQL: each planned date of a job runs on one replica of those sharing the
@@ -107,9 +108,9 @@ public final class PostgresJobCoordinator: JobCoordinator {
     /// The retention in microseconds.
     var retentionMicroseconds: Int64 { Self.microseconds(configuration.retention) }
 
+    /// `duration` in whole microseconds, saturated (a validated lease or retention is far inside `Int64`).
     private static func microseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        duration.microseconds(rounded: .down)
     }
 
     /// Claims the date, or returns `nil` when another replica holds or held it, or the date is older than

@@ -5,6 +5,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Tempo
 import TempoJobs
 
 #if canImport(Glibc)
@@ -141,7 +142,7 @@ enum Bench {
     }
 
     static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        duration.inSeconds
     }
 
     static func median(_ values: [Double]) -> Double {

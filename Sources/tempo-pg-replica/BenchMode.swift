@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
+import Tempo
 import TempoJobs
 import TempoPlans
 import TempoPostgres
@@ -129,9 +130,7 @@ private func format(_ value: Double) -> String { String(format: "%.3f", value) }
 
 /// A duration in milliseconds, with three decimals.
 private func milliseconds(_ duration: Duration) -> String {
-    let (seconds, attoseconds) = duration.components
-    let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-    return String(format: "%.3f", Double(microseconds) / 1000)
+    String(format: "%.3f", Double(duration.microseconds(rounded: .down)) / 1000)
 }
 
 /// The date-to-start times and latenesses the bodies record while the measurement runs.

@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Tempo
 import TempoJobs
 import TempoPostgres
 
@@ -46,7 +47,7 @@ func historyMode(_ options: Options) async throws {
                 let start = clock.now
                 try await store.record(record, cursor: JobCursor(lastDate: date), releasing: claim)
                 let elapsed = start.duration(to: clock.now)
-                times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+                times.append(elapsed.inSeconds * 1e6)
             }
             let median = times.sorted()[times.count / 2]
             medians[name, default: []].append(median)

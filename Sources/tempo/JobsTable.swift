@@ -1,5 +1,6 @@
 #if Jobs
 import Foundation
+import Tempo
 import TempoJobs
 
 /// The tables `tempo jobs` prints for people.
@@ -12,7 +13,7 @@ enum JobsTable {
     }
 
     static func format(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.inSeconds
         if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
         return String(format: "%.2fs", seconds)
     }

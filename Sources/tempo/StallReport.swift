@@ -63,9 +63,9 @@ final class StallRecorder: TimerInstrument {
 /// purpose, so that the stall report has a culprit to name.
 func armBlockingTimer(blocking duration: Duration) throws -> TempoTimer {
     try TempoTimer(.after(.milliseconds(1), delivery: .immediate).labeled(blockingTimerName)) { _ in
-        var request = timespec(
-            tv_sec: Int(duration.components.seconds),
-            tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
+        // Rounded up (never shorter than asked) and saturated, like every conversion of the package.
+        let nanoseconds = duration.nanoseconds(rounded: .up)
+        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }.start()

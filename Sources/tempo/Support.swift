@@ -47,7 +47,7 @@ final class LatenessStats: Sendable {
 /// A short human form of a duration that `tempo` parses back: `1ms`, `250ms`, `1.5s`, `100us`, `1ns`, `1h30m`,
 /// `50000d`.
 func formatDuration(_ duration: Duration) -> String {
-    let (seconds, attoseconds) = duration.components
+    let (seconds, attoseconds) = duration.saturatingComponents
     func trim(_ value: Double) -> String {
         let rounded = (value * 1000).rounded() / 1000
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)

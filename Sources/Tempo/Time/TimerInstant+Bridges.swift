@@ -94,8 +94,7 @@ extension TimerInstant {
     ///
     /// A `Double` keeps about a microsecond of precision for present-day dates.
     public var timeIntervalSince1970: Double {
-        let (seconds, attoseconds) = offset.components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        offset.inSeconds
     }
 }
 

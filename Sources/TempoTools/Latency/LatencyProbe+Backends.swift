@@ -28,9 +28,9 @@ extension LatencyProbe {
                 // No absolute sleep here: a relative one is the best floor available.
                 let remaining = due - PlatformClock.now(.monotonic)
                 if remaining > .zero {
+                    let nanoseconds = remaining.nanoseconds(rounded: .up)
                     var spec = timespec(
-                        tv_sec: Int(remaining.components.seconds),
-                        tv_nsec: Int(remaining.components.attoseconds / 1_000_000_000))
+                        tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
                     nanosleep(&spec, nil)
                 }
                 #endif
