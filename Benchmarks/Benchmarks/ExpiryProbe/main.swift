@@ -8,6 +8,11 @@
 //   cd Benchmarks && swift build -c release --product ExpiryProbe
 //   .build/release/ExpiryProbe [ROUNDS] [COUNT ...]        # default: 5 rounds of 10000 and 100000
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import Synchronization
 import Tempo
 
@@ -111,6 +116,8 @@ func median(_ values: [Double]) -> Double {
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let rounds = arguments.first ?? 5
+/// `EXPIRY_ONLY=tempo` runs Tempo's rounds alone (for a profile of its expiry).
+let onlyTempo = Environment.only == "tempo"
 let counts = arguments.count > 1 ? Array(arguments.dropFirst()) : [10_000, 100_000]
 SystemScheduler.shared.startThreads(for: [.monotonic])
 _ = tempoRound(1_000)
@@ -124,7 +131,10 @@ for count in counts {
     for round in 0..<rounds {
         let t: Double?
         let d: Double?
-        if round % 2 == 0 {
+        if onlyTempo {
+            t = tempoRound(count)
+            d = 1
+        } else if round % 2 == 0 {
             t = tempoRound(count)
             d = dispatchRound(count)
         } else {
@@ -149,6 +159,10 @@ for count in counts {
 }
 let overlap = overlapRound(10_000)
 print("10000 repeating timers due together, 4 ticks each: \(overlap.ticks) handler runs, \(overlap.overlaps) overlapping")
+
+enum Environment {
+    static var only: String? { getenv("EXPIRY_ONLY").map { String(cString: $0) } }
+}
 
 extension String {
     func leftPad(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }

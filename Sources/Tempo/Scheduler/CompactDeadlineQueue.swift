@@ -105,7 +105,7 @@ struct CompactDeadlineQueue: ~Copyable {
     ///   entry to ``remove(id:slot:)``, and a target is told it when the work runs).
     /// - Complexity: O(log n); no allocation once the table and heaps have grown to the peak count.
     @discardableResult
-    mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: Work) -> UInt32 {
+    mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: consuming Work) -> UInt32 {
         precondition(id != 0, "CompactDeadlineQueue ids are nonzero")
         if nextSequence == .max { renumber() }
         let sequence = nextSequence
@@ -124,7 +124,7 @@ struct CompactDeadlineQueue: ~Copyable {
             }
         }
         sequences[slot] = sequence
-        switch work {
+        switch consume work {
         case .action(let action):
             rows[slot].id = id
             actions[UInt32(slot)] = action
@@ -158,9 +158,9 @@ struct CompactDeadlineQueue: ~Copyable {
 
     private mutating func release(_ slot: Int) -> Work {
         // Moves the target out of the row (no retain or release), leaving the free row in its place.
-        let row = rows.exchange(at: slot, with: Row(target: nil, id: 0))
+        var row = rows.exchange(at: slot, with: Row(target: nil, id: 0))
         let work: Work
-        if let target = row.target {
+        if let target = row.target.take() {
             work = .target(target, id: row.id)
         } else {
             // A live slot without a target holds a closure.

@@ -130,10 +130,14 @@ extension TempoTimer {
     private func drain() {
         var target = TimerStateMachine.TargetCheck.unchecked
         var delivered = false
+        // The clock is read, outside the lock, for a step that hands out a delivery (a tick's lateness): a drain starts
+        // for one, and after user code ran it reads again only if the mailbox holds another. The last step, which finds
+        // the mailbox empty (a one-shot's second), reads none.
+        var reading: TimerInstant? = now()
         while true {
-            let now = now()
-            let (step, actions) = machine.withLock { machine in
-                let actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: now) : .none
+            let (next, actions) = machine.withLock { machine -> (TimerStateMachine.Step?, TimerStateMachine.Actions) in
+                let actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: nil) : .none
+                guard let now = reading ?? (machine.hasDeliveries ? nil : .zero) else { return (nil, actions) }
                 let step = machine.nextStep(now: now, target: target)
                 if case .tick = step { claimsInFlight.add(1, ordering: .relaxed) }
                 return (step, actions)
@@ -141,6 +145,11 @@ extension TempoTimer {
             delivered = false
             // Another scheduler's arm, made outside the lock (a tick's delivery never starts a drain: this one runs).
             run(actions)
+            guard let step = next else {
+                reading = now()
+                continue
+            }
+            reading = nil
             target = .unchecked
             switch step {
             case .idle:
@@ -148,6 +157,7 @@ extension TempoTimer {
             case .checkTarget(let isAlive):
                 // Outside the lock: releasing the weak load's reference may run the target's deinit.
                 target = isAlive() ? .alive : .gone
+                reading = now()
             case .tick(let tick, let handlers):
                 claimsInFlight.subtract(1, ordering: .releasing)
                 // With no instrument added, one relaxed load (see TempoTimer+Instruments.swift).

@@ -55,7 +55,11 @@ extension TempoTimer {
         scheduler: any TimerScheduler = SystemScheduler.shared,
         _ body: @escaping @Sendable (TimerTick) -> Void
     ) throws(TempoError) {
-        try self.init(schedule, scheduler: scheduler, handler: .tick(body))
+        // `handler: .tick(body)` without the handler value: a plain closure keeps the schedule's delivery and has no
+        // target, and building, copying and destroying the value cost three reference counts per timer created.
+        let configuration = try schedule.configuration(delivery: schedule.delivery, scheduler: scheduler)
+        try self.init(
+            configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: body, validated: true)
     }
 
     /// Creates an idle timer that calls `body` with itself and each tick: ``init(_:scheduler:handler:)`` with

@@ -69,8 +69,8 @@ public final class TempoTimer: Sendable {
     /// - Parameter validated: Whether the caller has just validated `configuration` (``TimerSchedule`` does, to
     ///   make it): the common path then checks it once, not twice.
     init(
-        configuration: Configuration,
-        scheduler: any TimerScheduler,
+        configuration: borrowing Configuration,
+        scheduler: borrowing any TimerScheduler,
         targetIsAlive: (@Sendable () -> Bool)?,
         handler: Handler?,
         validated: Bool = false

@@ -29,7 +29,7 @@ struct TimerHandlers {
     }
 
     /// Adds a handler after the others; returns its id.
-    mutating func add(_ handler: @escaping Handler) -> UInt64 {
+    mutating func add(_ handler: consuming @escaping Handler) -> UInt64 {
         switch storage {
         case .empty:
             storage = .first(handler)

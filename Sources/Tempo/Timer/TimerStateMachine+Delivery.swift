@@ -69,6 +69,9 @@ extension TimerStateMachine {
 
     // MARK: Delivery
 
+    /// Whether the mailbox holds a delivery: ``nextStep(now:target:)`` then reads its `now`.
+    var hasDeliveries: Bool { mailbox.first != nil }
+
     /// Takes the next delivery from the mailbox (state changes nobody listens to are dropped). Ends the drain when
     /// empty.
     mutating func nextStep(now: TimerInstant, target: TargetCheck = .unchecked) -> Step {

@@ -102,7 +102,7 @@ struct TimerStateMachine {
     var mailbox = TimerMailbox()
     var handlers = TimerHandlers()
 
-    init(config: TempoTimer.Configuration, handler: Handler?, targetIsAlive: (@Sendable () -> Bool)? = nil) {
+    init(config: borrowing TempoTimer.Configuration, handler: consuming Handler?, targetIsAlive: (@Sendable () -> Bool)? = nil) {
         switch config.repeats.kind {
         case .once: repeatsKind = .once
         case .times: repeatsKind = .times
