@@ -58,4 +58,25 @@ import Testing
         #expect(throws: TempoError.self) { try DispatchTime(tooLate) }
         #expect(try DispatchTime(TimerInstant(offset: .nanoseconds(5))).uptimeNanoseconds == 5)
     }
+
+    /// TimerRegistryGuide: `cancel`, `cancelAll`, `contains`, `keys`, `count`, `pause` and `resume` "are safe from any
+    /// thread, including from a handler of the same registry".
+    @Test func aRegistryHandlerMayCallEveryOperationOfItsRegistry() throws {
+        let clock = VirtualClock()
+        let registry = TimerRegistry<String>(scheduler: clock)
+        let seen = TempoMutex<[String]>([])
+        try registry.schedule("other", .every(.seconds(10))) { _ in }
+        try registry.schedule("probe", .after(.seconds(1), delivery: .immediate)) { _ in
+            let paused = registry.pause("other")
+            let resumed = registry.resume("other")
+            let line = "\(registry.contains("other")) \(registry.keys.sorted()) \(registry.count) \(paused) \(resumed)"
+            seen.withLock { $0.append(line) }
+            _ = registry.cancel("other")
+            registry.cancelAll()
+        }
+        clock.advance(by: .seconds(1))
+        #expect(seen.withLock { $0 } == ["true [\"other\", \"probe\"] 2 true true"])
+        #expect(registry.count == 0)
+        #expect(clock.pendingCount == 0)
+    }
 }
