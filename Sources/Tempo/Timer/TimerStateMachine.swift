@@ -102,7 +102,10 @@ struct TimerStateMachine {
     var mailbox = TimerMailbox()
     var handlers = TimerHandlers()
 
-    init(config: borrowing TempoTimer.Configuration, handler: consuming Handler?, targetIsAlive: (@Sendable () -> Bool)? = nil) {
+    init(
+        config: borrowing TempoTimer.Configuration, handler: consuming Handler?,
+        targetIsAlive: (@Sendable () -> Bool)? = nil
+    ) {
         switch config.repeats.kind {
         case .once: repeatsKind = .once
         case .times: repeatsKind = .times
