@@ -253,13 +253,50 @@ struct CompactDeadlineQueue: ~Copyable {
     /// due work of several queues (see ``DriverContext/mergeDueRuns()``).
     mutating func popDue(now: TimerInstant, into due: inout [(UInt64, Work)], deadlines: inout [Int64]) {
         let limit = now.nanosecondsRoundedDown
+        if punctual.count >= Self.bulkMinimum, let top = punctual.min, top.instant <= limit {
+            takeDueInBulk(by: limit, into: &due, deadlines: &deadlines)
+        }
         while let (top, isPunctual) = earliest(), top.instant <= limit {
             if isPunctual { punctual.removeMin() } else { lenient.removeMin() }
-            let slot = Int(top.slot)
-            let id = rows[slot].id
-            due.append((id, release(slot)))
-            deadlines.append(top.instant)
+            take(top, into: &due, deadlines: &deadlines)
         }
+    }
+
+    /// The size of the punctual heap from which a mass expiry is taken in bulk (see ``takeDueInBulk(by:into:deadlines:)``).
+    static let bulkMinimum = 1024
+
+    /// Releases the entry of the due key `key` (already out of its heap, or left there dead) into `due`.
+    private mutating func take(_ key: Key, into due: inout [(UInt64, Work)], deadlines: inout [Int64]) {
+        let slot = Int(key.slot)
+        let id = rows[slot].id
+        due.append((id, release(slot)))
+        deadlines.append(key.instant)
+    }
+
+    /// A mass expiry: when at least a sixteenth of a large punctual heap is due, its due keys are found in one walk of
+    /// the heap's due subtree, sorted, and released in order, and the heap is rebuilt once (O(n)), instead of one
+    /// `removeMin` per key (O(log n) each, a cache miss a level on a large heap). The lenient heap's due keys go
+    /// between them in the same order as the pop loop gives. Fewer due keys than that: nothing is taken (the pop loop
+    /// takes them); the walk cost O(k).
+    ///
+    /// Allocates two arrays of the due count, given back at the end (a mass expiry is rare; an idle queue keeps no
+    /// memory for it).
+    private mutating func takeDueInBulk(by limit: Int64, into due: inout [(UInt64, Work)], deadlines: inout [Int64]) {
+        var keys: [Key] = []
+        punctual.collectLive(dueBy: limit, sequences, into: &keys)
+        guard keys.count * 16 >= punctual.count else { return }
+        keys.sort { $0.precedes($1) }
+        due.reserveCapacity(due.count + keys.count)
+        deadlines.reserveCapacity(deadlines.count + keys.count)
+        for key in keys {
+            while let top = Self.liveTop(&lenient, sequences), top.instant <= limit, top.precedes(key) {
+                lenient.removeMin()
+                take(top, into: &due, deadlines: &deadlines)
+            }
+            // Its heap copy is dead from here on (the release clears the slot's sequence number).
+            take(key, into: &due, deadlines: &deadlines)
+        }
+        punctual.removeDead(sequences)
     }
 
     /// Drops every dead key and restores the heap order.
@@ -422,6 +459,26 @@ struct KeyHeap: ~Copyable {
             hole = child
         }
         storage[hole] = key
+    }
+
+    /// Appends every live key due by `limit` (its instant at or before it) to `keys`, in heap order, not sorted.
+    ///
+    /// The keys due by any instant are a subtree at the root (a key is due only if its parent is): the walk visits
+    /// them and their children only.
+    ///
+    /// - Complexity: O(k) for k due keys.
+    func collectLive(
+        dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, into keys: inout [CompactDeadlineQueue.Key]
+    ) {
+        guard count > 0, storage[0].instant <= limit else { return }
+        var pending = [0]
+        while let index = pending.popLast() {
+            let key = storage[index]
+            if key.isLive(in: sequences) { keys.append(key) }
+            let left = 2 * index + 1
+            if left < count && storage[left].instant <= limit { pending.append(left) }
+            if left + 1 < count && storage[left + 1].instant <= limit { pending.append(left + 1) }
+        }
     }
 
     /// Restores the heap order of the whole storage.

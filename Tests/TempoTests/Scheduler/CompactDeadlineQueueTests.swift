@@ -129,6 +129,30 @@ private func popDue(_ queue: inout CompactDeadlineQueue, now: Int) -> [UInt64] {
         model.queue._checkInvariants()
     }
 
+    /// Mass expiries: thousands of entries of which about a quarter, then all, fall due at once, which `popDue` takes
+    /// in bulk (one walk, a sort, one rebuild of the heap: ``CompactDeadlineQueue/bulkMinimum``), with lenient entries
+    /// and cancelled ones among them and many equal deadlines: the order is the reference's, as the pop loop gives it.
+    @Test func aMassExpiryIsTakenInTheReferenceOrder() {
+        let seed = SeededGenerator.seed()
+        var random = SeededGenerator(seed: seed)
+        var model = Model()
+        for round in 0..<4 {
+            for _ in 0..<5_000 {
+                let deadline = model.now + 1 + Int(random.next() % 400)
+                model.insert(deadline: deadline, leeway: random.next() % 5 == 0 ? Int(random.next() % 30) : 0)
+            }
+            for _ in 0..<500 { _ = model.cancelRandom(using: &random) }
+            let quarter = model.advance(by: 100)
+            // The bulk path's condition: a sixteenth of a heap of at least `bulkMinimum` keys.
+            #expect(quarter.due.count * 16 >= 5_000 && 3_000 >= CompactDeadlineQueue.bulkMinimum, "seed \(seed)")
+            #expect(quarter.due == quarter.expected, "seed \(seed) round \(round)")
+            let rest = model.advance(by: 400)
+            #expect(rest.due == rest.expected, "seed \(seed) round \(round)")
+            #expect(model.live.isEmpty && model.queue.count == 0, "seed \(seed) round \(round)")
+            model.queue._checkInvariants()
+        }
+    }
+
     @Test func aPunctualEntryBehindALenientOneSetsTheWake() {
         var queue = CompactDeadlineQueue()
         queue.insert(id: 1, deadline: instant(10), leeway: .nanoseconds(100), work: .action({}))
