@@ -80,6 +80,9 @@ public final class PostgresJobClaim: JobClaim {
     var client: PostgresClient { lease.coordinator.client }
 
     /// A transaction's isolation level, for ``withFencedTransaction(_:logger:isolation:_:)``.
+    ///
+    /// A closed enum: PostgreSQL runs these three levels (its `READ UNCOMMITTED` is `READ COMMITTED`), and a later
+    /// version adds none, so a `switch` over it need not have a `default:`.
     public enum IsolationLevel: Sendable, Hashable {
         /// `READ COMMITTED`, PostgreSQL's default: each statement sees what was committed before it began.
         case readCommitted
