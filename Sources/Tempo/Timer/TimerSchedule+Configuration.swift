@@ -1,6 +1,7 @@
 extension TimerSchedule {
     /// ``configuration(delivery:now:)`` reading `scheduler`'s clock only when the schedule needs it (an `at:` deadline
     /// with ``PastDeadlinePolicy/throw``): the common path makes no closure that holds the scheduler and the schedule.
+    @inline(__always)
     func configuration(
         delivery: TimerDelivery, scheduler: any TimerScheduler
     ) throws(TempoError) -> TempoTimer.Configuration {
@@ -17,6 +18,7 @@ extension TimerSchedule {
     ///   - delivery: The delivery to arm with (the schedule's own, or the main queue for a main-actor handler).
     ///   - now: Reads the schedule's clock; called only for an `at:` deadline with ``PastDeadlinePolicy/throw``.
     /// - Throws: ``TempoError`` naming the first bad value (see ``TempoTimer/init(_:scheduler:handler:)``).
+    @inline(__always)
     func configuration(
         delivery: TimerDelivery, now: () -> TimerInstant
     ) throws(TempoError) -> TempoTimer.Configuration {
