@@ -117,24 +117,29 @@ func median(_ values: [Double]) -> Double {
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let rounds = arguments.first ?? 5
 /// `EXPIRY_ONLY=tempo` runs Tempo's rounds alone (for a profile of its expiry).
-let onlyTempo = Environment.only == "tempo"
+let onlyTempo = getenv("EXPIRY_ONLY").map { String(cString: $0) } == "tempo"
 let counts = arguments.count > 1 ? Array(arguments.dropFirst()) : [10_000, 100_000]
 SystemScheduler.shared.startThreads(for: [.monotonic])
 _ = tempoRound(1_000)
 _ = dispatchRound(1_000)
 print("ns per fired timer, N timers due at one instant; \(rounds) rounds, subjects alternating")
 print("      N  TempoTimer (median, range)   DispatchSource (median, range)   ratio (median of rounds, range)")
+func show(_ values: [Double]) -> String {
+    "\(Int(median(values).rounded())) (\(Int(values.min()!.rounded()))-\(Int(values.max()!.rounded())))"
+}
 for count in counts {
+    if onlyTempo {
+        let tempo = (0..<rounds).compactMap { _ in tempoRound(count) }
+        if !tempo.isEmpty { print("\(count)".leftPad(7) + "  " + show(tempo) + "  (Dispatch not run)") }
+        continue
+    }
     var tempo: [Double] = []
     var dispatch: [Double] = []
     var ratios: [Double] = []
     for round in 0..<rounds {
         let t: Double?
         let d: Double?
-        if onlyTempo {
-            t = tempoRound(count)
-            d = 1
-        } else if round % 2 == 0 {
+        if round % 2 == 0 {
             t = tempoRound(count)
             d = dispatchRound(count)
         } else {
@@ -150,19 +155,12 @@ for count in counts {
         ratios.append(t / d)
     }
     guard !ratios.isEmpty else { continue }
-    func show(_ values: [Double]) -> String {
-        "\(Int(median(values).rounded())) (\(Int(values.min()!.rounded()))-\(Int(values.max()!.rounded())))"
-    }
     let ratioText =
         "\((median(ratios) * 100).rounded() / 100)x (\((ratios.min()! * 100).rounded() / 100)-\((ratios.max()! * 100).rounded() / 100))"
     print("\(count)".leftPad(7) + "  " + show(tempo).rightPad(27) + "  " + show(dispatch).rightPad(31) + "  " + ratioText)
 }
 let overlap = overlapRound(10_000)
 print("10000 repeating timers due together, 4 ticks each: \(overlap.ticks) handler runs, \(overlap.overlaps) overlapping")
-
-enum Environment {
-    static var only: String? { getenv("EXPIRY_ONLY").map { String(cString: $0) } }
-}
 
 extension String {
     func leftPad(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }

@@ -1,0 +1,151 @@
+/// A binary min-heap of ``CompactDeadlineQueue/Key`` in chunked storage (no doubling, no copy when it grows).
+struct KeyHeap: ~Copyable {
+    private var storage = ChunkedBuffer<CompactDeadlineQueue.Key>(filler: .init(instant: 0, sequence: 0, slot: 0))
+    private(set) var count = 0
+
+    var min: CompactDeadlineQueue.Key? { count == 0 ? nil : storage[0] }
+
+    /// The number of keys the storage has room for.
+    var capacity: Int { storage.capacity }
+
+    subscript(index: Int) -> CompactDeadlineQueue.Key {
+        get { storage[index] }
+        set { storage[index] = newValue }
+    }
+
+    /// - Complexity: O(log n).
+    mutating func insert(_ key: CompactDeadlineQueue.Key) {
+        if count == storage.capacity { storage.grow() }
+        var child = count
+        count += 1
+        // Moves parents down into the hole instead of swapping at each level.
+        while child > 0 {
+            let parent = (child - 1) / 2
+            let above = storage[parent]
+            guard key.precedes(above) else { break }
+            storage[child] = above
+            child = parent
+        }
+        storage[child] = key
+    }
+
+    /// - Complexity: O(log n).
+    mutating func removeMin() {
+        guard count > 0 else { return }
+        count -= 1
+        if count > 0 {
+            let last = storage[count]
+            siftDown(last, from: 0, end: count)
+        }
+        releaseUnusedChunks()
+    }
+
+    /// Gives back the last chunk of storage while two chunks' worth of it is unused.
+    private mutating func releaseUnusedChunks() {
+        let chunkSize = ChunkedBuffer<CompactDeadlineQueue.Key>.chunkSize
+        while storage.capacity - count >= 2 * chunkSize { storage.shrink() }
+    }
+
+    /// Places `key` in the hole at `start` and sifts it down within `0..<end`.
+    private mutating func siftDown(_ key: CompactDeadlineQueue.Key, from start: Int, end: Int) {
+        var hole = start
+        while true {
+            let left = 2 * hole + 1
+            guard left < end else { break }
+            var child = left
+            var smallest = storage[left]
+            if left + 1 < end {
+                let right = storage[left + 1]
+                if right.precedes(smallest) {
+                    child = left + 1
+                    smallest = right
+                }
+            }
+            guard smallest.precedes(key) else { break }
+            storage[hole] = smallest
+            hole = child
+        }
+        storage[hole] = key
+    }
+
+    /// Appends every live key due by `limit` (its instant at or before it) to `keys`, in heap order, not sorted.
+    ///
+    /// The keys due by any instant are a subtree at the root (a key is due only if its parent is): the walk visits
+    /// them and their children only.
+    ///
+    /// - Complexity: O(k) for k due keys.
+    func collectLive(
+        dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, into keys: inout [CompactDeadlineQueue.Key]
+    ) {
+        guard count > 0, storage[0].instant <= limit else { return }
+        var pending = [0]
+        while let index = pending.popLast() {
+            let key = storage[index]
+            if key.isLive(in: sequences) { keys.append(key) }
+            let left = 2 * index + 1
+            if left < count && storage[left].instant <= limit { pending.append(left) }
+            if left + 1 < count && storage[left + 1].instant <= limit { pending.append(left + 1) }
+        }
+    }
+
+    /// Restores the heap order of the whole storage.
+    ///
+    /// - Complexity: O(n).
+    mutating func heapify() {
+        var index = count / 2 - 1
+        while index >= 0 {
+            siftDown(storage[index], from: index, end: count)
+            index -= 1
+        }
+    }
+
+    /// Removes every key whose sequence number is not its slot's in `sequences`, and restores the heap order.
+    ///
+    /// - Complexity: O(n).
+    mutating func removeDead(_ sequences: borrowing ChunkedBuffer<UInt32>) {
+        var kept = 0
+        for index in 0..<count {
+            let key = storage[index]
+            if key.isLive(in: sequences) {
+                storage[kept] = key
+                kept += 1
+            }
+        }
+        count = kept
+        heapify()
+        releaseUnusedChunks()
+    }
+
+    /// Sorts the keys in ascending order, in place (a heapsort); an ascending array is still a valid heap.
+    ///
+    /// - Complexity: O(n log n).
+    mutating func sortAscending() {
+        // Popping the minimum into the slot freed at the end leaves the keys in descending order.
+        var end = count
+        while end > 1 {
+            let smallest = storage[0]
+            end -= 1
+            let last = storage[end]
+            storage[end] = smallest
+            siftDown(last, from: 0, end: end)
+        }
+        var low = 0
+        var high = count - 1
+        while low < high {
+            storage.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
+    }
+
+    /// Checks the heap order (debug builds only; a no-op in release builds).
+    ///
+    /// - Complexity: O(n) in debug builds.
+    func _checkInvariants() {
+        #if DEBUG
+        for index in stride(from: 1, to: count, by: 1) {
+            precondition(!storage[index].precedes(storage[(index - 1) / 2]), "heap order violated at \(index)")
+        }
+        #endif
+    }
+}
