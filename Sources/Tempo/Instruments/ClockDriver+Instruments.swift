@@ -20,7 +20,7 @@ extension ClockDriver {
             work.run()
             let held = PlatformClock.now(.monotonic) - start
             if let threshold, held >= threshold {
-                let delayed = context.due.count - index - 1 + (context.mailbox == nil ? 0 : 1) + context.deferred.count
+                let delayed = context.due.count - index - 1 + (context.mailbox == nil ? 0 : 1) + context.gatheredCount
                 instruments.stalled(
                     TimerInstruments.StallEvent(
                         label: work.instrumentLabel, clock: clock, lane: .driverThread, duration: held,
@@ -34,7 +34,9 @@ extension ClockDriver {
 extension CompactDeadlineQueue.Work {
     /// The label of the timer this work wakes, if it wakes a labeled timer.
     var instrumentLabel: TimerLabel? {
-        guard case .target(.timer(let timer), _) = self else { return nil }
-        return timer.label
+        switch self {
+        case .target(.timer(let timer), _), .target(.pooledTimer(let timer), _): timer.label
+        case .target(.wheel, _), .action: nil
+        }
     }
 }

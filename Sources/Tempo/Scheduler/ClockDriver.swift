@@ -271,12 +271,7 @@ final class ClockDriver: Sendable {
             if TimerInstruments.isActive {
                 runDueInstrumented(context)  // ClockDriver+Instruments.swift: times each action, reports stalls
             } else {
-                // An index loop: iterating the array generically would box each element in unoptimized builds.
-                var index = 0
-                while index < context.due.count {
-                    context.due[index].1.run(now: now)
-                    index += 1
-                }
+                context.runDue(now: now)
             }
             context.acceptsMailbox = false
             context.due.removeAll(keepingCapacity: true)

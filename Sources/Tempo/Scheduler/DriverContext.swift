@@ -37,17 +37,56 @@ final class DriverContext: @unchecked Sendable {
     private var cursors: [Int] = []
     /// Whether the thread is running due work and can take a mailbox to drain after it.
     var acceptsMailbox = false
-    /// The mailbox taken in this wake.
+    /// The mailbox taken in this wake, while it is the only one (the second moves it into ``gathering``).
     var mailbox: (any DeliveryLane)?
-    /// Further mailboxes of this wake, run with ``mailbox`` in one batch after the due work; reused from wake to wake,
-    /// so that a wake allocates nothing once it has grown to the most timers due in one wake.
-    var deferred: [any DeliveryLane] = []
-    /// The batch of the last wake that had several mailboxes, filled again when no pool worker still runs it.
+    /// The batch this wake's members go in once there are two or more: mailboxes, and in a mass expiry the due
+    /// default-delivery timers; handed to the pool every ``flushCount`` members, and the last one run with the pool
+    /// after the due work.
+    private var gathering: LaneBatch?
+    /// The batch of the last wake that had several members and ran it to the end, filled again when no pool worker
+    /// still runs it.
     private var batch: LaneBatch?
 
     init(index: Int) {
         self.index = index
     }
+
+    /// Runs ``due`` in order, each action's work moved out of the list before it runs, so that the reference it holds
+    /// (a timer's) is released as soon as it ran, while this thread still has the object in its cache, instead of all
+    /// together at the end, after pool workers have taken the timers over (mass expiry). Leaves ``due`` empty, with
+    /// its capacity kept.
+    func runDue(now: TimerInstant) {
+        wakeNow = now
+        var list: [(UInt64, CompactDeadlineQueue.Work)] = []
+        // A local array: no exclusivity check of the class's property per action.
+        swap(&list, &due)
+        list.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            // An index loop: iterating the buffer generically would box each element in unoptimized builds.
+            var index = 0
+            // A mass expiry: the default-delivery timers' transitions go to the pool with their drains (see
+            // `LaneBatch.Member.due`), so that this thread reads none of their memory and hands over no mailbox.
+            let toPool = buffer.count >= Self.flushCount
+            while index < buffer.count {
+                let (_, work) = (base + index).move()
+                // A closure with no context in the moved-out place: destroying it later costs no reference count.
+                (base + index).initialize(to: (0, .action(Self.nothing)))
+                // Matched with no binding, and moved whole into the batch: no reference count of the timer is touched
+                // here (a cache miss per timer on this thread).
+                if toPool, case .target(.pooledTimer, _) = work {
+                    gather(.due(consume work))
+                } else {
+                    work.run(now: now)
+                }
+                index += 1
+            }
+        }
+        list.removeAll(keepingCapacity: true)
+        swap(&list, &due)
+    }
+
+    /// What fills the places of ``due`` that ``runDue(now:)`` moved work out of.
+    private static let nothing: CompactDeadlineQueue.Action = {}
 
     /// Puts ``due`` in the order it runs: by deadline, and among equal deadlines by id, which is scheduling order
     /// (see ``ClockDriver``). Each run is in that order already (a shard's queue pops by deadline, FIFO among equal
@@ -109,33 +148,69 @@ final class DriverContext: @unchecked Sendable {
     }
 
     /// Takes `lane` if this thread is running due work: the first lane of a wake to drain on this thread after the
-    /// due work, every further one to run in one batch with it (see ``runTaken(on:)``).
+    /// due work, every further one to run in one batch with it (see ``runTaken(on:standsBy:)``).
     ///
     /// - Returns: `false` when the thread is not running due work (the caller submits the lane itself).
     func take(_ lane: any DeliveryLane) -> Bool {
         guard acceptsMailbox else { return false }
-        if mailbox == nil {
+        if mailbox == nil && gathering == nil {
             mailbox = lane
         } else {
-            deferred.append(lane)
-            if deferred.count == Self.flushCount { flushDeferred(to: .shared) }
+            gather(.lane(lane))
         }
         return true
     }
 
-    /// How many deferred lanes a wake hands to the pool while its due work still runs: when that many timers are due
-    /// at once, pool workers start on them meanwhile instead of waiting for the last due action (mass expiry).
+    /// How many members a wake hands to the pool as one batch while its due work still runs: when that many timers are
+    /// due at once, pool workers start on them meanwhile instead of waiting for the last due action (mass expiry).
     static let flushCount = 256
 
-    /// Hands the deferred lanes to `pool` as a batch of their own, waking or starting one worker for it (a worker
-    /// that finds it exhausted takes it out of the ring); when none is free, the pool's check for stuck workers is
-    /// armed, as for any lane that waits. Allocates the batch: only when more than ``flushCount`` timers are due in
-    /// one wake.
-    func flushDeferred(to pool: DeliveryPool) {
-        let batch = LaneBatch(capacity: deferred.count)
-        batch.fill(&deferred)
-        pool.submit(batch: batch, helpers: 1)
+    /// Adds `member` to this wake's batch (after the lone mailbox, if one was taken), handing the batch to the pool once
+    /// it holds ``flushCount`` members.
+    private func gather(_ member: consuming LaneBatch.Member) {
+        let batch: LaneBatch
+        if let current = gathering {
+            batch = current
+        } else {
+            if let reusable = self.batch, reusable.isReusable {
+                reusable.reset()
+                batch = reusable
+            } else {
+                // The last batch still has a worker in it (finishing its last member): leave it to that worker.
+                batch = LaneBatch()
+                self.batch = batch
+            }
+            batch.now = wakeNow
+            gathering = batch
+            if let first = mailbox {
+                mailbox = nil
+                batch.append(.lane(first))
+            }
+        }
+        batch.append(member)
+        if batch.count == Self.flushCount { flush(to: .shared) }
     }
+
+    /// The clock's reading of the wake running now (set by ``runDue(now:)``), for the batches it gathers.
+    private var wakeNow = TimerInstant(offset: .zero)
+
+    /// Hands the gathered batch to `pool` as a batch of its own, waking or starting one worker for it (a worker that
+    /// finds it exhausted takes it out of the ring); when none is free, the pool's check for stuck workers is armed, as
+    /// for any lane that waits. The next member starts a new batch: a batch is allocated per ``flushCount`` members,
+    /// only when more than that many are due in one wake.
+    func flush(to pool: DeliveryPool) {
+        guard let full = gathering else { return }
+        gathering = nil
+        // The pool and its workers own it from here: the context will not refill it.
+        if full === batch { batch = nil }
+        pool.submit(batch: full, helpers: 1)
+    }
+
+    /// The lanes taken after the first and not handed to the pool yet, in order (for tests).
+    var deferredLanes: [any DeliveryLane] { gathering?.lanes ?? [] }
+
+    /// The members gathered and not handed to the pool yet (for stall reports).
+    var gatheredCount: Int { gathering?.count ?? 0 }
 
     /// Runs the lanes taken in this wake, in the order they were taken: a lone one on this thread; several as one
     /// ``LaneBatch`` submitted to `pool` and run by this thread with the workers it wakes (one per
@@ -145,21 +220,13 @@ final class DriverContext: @unchecked Sendable {
     ///   (it took over already, while the due work ran long, and will not call in a pool worker again), a worker is
     ///   called in for the batch at once, so that a handler that blocks this thread cannot hold the batch's others.
     func runTaken(on pool: DeliveryPool, standsBy: () -> Bool = { true }) {
-        guard let first = mailbox else { return }
-        mailbox = nil
-        guard !deferred.isEmpty else {
+        guard let batch = gathering else {
+            guard let first = mailbox else { return }
+            mailbox = nil
             first.runDeliveries()
             return
         }
-        let batch: LaneBatch
-        if let reusable = self.batch, reusable.isReusable {
-            batch = reusable
-        } else {
-            // The last batch still has a worker in it (finishing its last lane): leave it to that worker.
-            batch = LaneBatch()
-            self.batch = batch
-        }
-        batch.fill(first: first, rest: &deferred)
+        gathering = nil
         pool.submit(batch: batch, helpers: batch.count / DeliveryPool.lanesPerHelper)
         // After the submission: a take-over from now on finds the batch in the ring and calls a worker in itself.
         if !standsBy() { pool.serveWaiting() }

@@ -68,18 +68,24 @@ struct KeyHeap: ~Copyable {
         storage[hole] = key
     }
 
-    /// Appends every live key due by `limit` (its instant at or before it) to `keys`, in heap order, not sorted.
+    /// Appends every live key due by `limit` (its instant at or before it) to `keys`, in increasing index order (heap
+    /// order, not sorted; but a heap whose keys were inserted in ascending order, as keys of equal or increasing
+    /// deadlines are, is sorted already, and then so is the result).
     ///
     /// The keys due by any instant are a subtree at the root (a key is due only if its parent is): the walk visits
-    /// them and their children only.
+    /// them and their children only, level by level, which is increasing index order (the children of a node come
+    /// after those of every node before it).
     ///
-    /// - Complexity: O(k) for k due keys.
+    /// - Complexity: O(k) for k due keys; allocates a list of the due indices, given back at the end.
     func collectLive(
         dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, into keys: inout [CompactDeadlineQueue.Key]
     ) {
         guard count > 0, storage[0].instant <= limit else { return }
         var pending = [0]
-        while let index = pending.popLast() {
+        var head = 0
+        while head < pending.count {
+            let index = pending[head]
+            head += 1
             let key = storage[index]
             if key.isLive(in: sequences) { keys.append(key) }
             let left = 2 * index + 1

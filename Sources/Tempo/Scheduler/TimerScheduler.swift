@@ -83,13 +83,17 @@ public struct ScheduledAction: Hashable, Sendable {
 /// two kinds of target rather than a protocol existential, so that it costs one word (not two) per pending action.
 enum ScheduledTargetReference: Sendable {
     case timer(TempoTimer)
+    /// A timer with the default delivery (``TimerDelivery/privateQueue``): in a mass expiry its transition runs on
+    /// the delivery pool with its drain (see ``LaneBatch/Member/due(_:)``), which the driver thread knows from the
+    /// case alone, without reading the timer.
+    case pooledTimer(TempoTimer)
     case wheel(WheelDriver)
 
     /// Called on the scheduler's thread, outside its locks, once the deadline of the action `id` was reached.
     /// `now` is the clock's reading that found the action due, if the caller has it.
     func scheduledDeadlineReached(id: UInt64, now: TimerInstant? = nil) {
         switch self {
-        case .timer(let timer): timer.scheduledActionReached(id: id, now: now)
+        case .timer(let timer), .pooledTimer(let timer): timer.scheduledActionReached(id: id, now: now)
         case .wheel(let driver): driver.scheduledDeadlineReached(tag: id)
         }
     }

@@ -18,10 +18,11 @@ package protocol DeliveryLane: AnyObject, Sendable {
 /// handler runs never overlap and keep their order; runs of different timers may run in parallel.
 ///
 /// A handler that blocks holds one worker for as long as it blocks. When a mailbox is waiting and every worker has
-/// been running one delivery for ``stuckAfter`` or longer, the pool starts one more worker (checked by a
-/// one-shot on ``SystemScheduler`` that is armed only while mailboxes wait for a busy pool), up to
-/// ``extraWorkerLimit`` more than the baseline, and keeps them. So blocked handlers delay other timers by about
-/// ``stuckAfter``, not forever; blocking work is still better run on a queue of your own
+/// been running one delivery for ``stuckAfter`` or longer, the pool starts one more worker (checked every quarter of
+/// ``stuckAfter`` by a one-shot on ``SystemScheduler`` that is armed only while mailboxes wait for a busy pool; a
+/// worker running a batch counts the members it begins, and a count that has not moved for ``stuckAfter`` is one
+/// delivery running that long), up to ``extraWorkerLimit`` more than the baseline, and keeps them. So blocked
+/// handlers delay other timers by 1 to 1.5 ``stuckAfter``, not forever; blocking work is still better run on a queue of your own
 /// (``TimerDelivery/queue(_:)``).
 ///
 /// Thread-safety: ``submit(_:)`` may be called from any thread.
@@ -55,8 +56,15 @@ final class DeliveryPool: Sendable {
         var count = 0
         var idle = 0
         var started = 0
-        /// When each started worker took its current delivery (`nil`: waiting).
+        /// When each started worker took its current entry of the ring (`nil`: waiting).
         var busySince: [TimerInstant?] = []
+        /// Each started worker's count of batch members begun, which it bumps with no lock and no clock reading (a
+        /// long batch of short handlers is progress, not one stuck delivery).
+        var progress: [WorkerProgress] = []
+        /// Each worker's progress count as the check for stuck workers last read it, and when it first read that
+        /// value: a worker is stuck once both its entry and its count are ``stuckAfter`` old.
+        var seenProgress: [Int] = []
+        var seenProgressAt: [TimerInstant] = []
         var checkScheduled = false
         /// Workers woken or started for a lane that have not taken one yet: as many lanes of the ring have a worker
         /// on its way (for stall reports).
@@ -68,10 +76,6 @@ final class DeliveryPool: Sendable {
 
     private let workerLimit: Int
     private let state = TempoMutex(State())
-    /// Whether a check for stuck workers is armed (mirrors `State.checkScheduled`): a worker running a batch then
-    /// marks each lane it starts as a new delivery in `busySince`, so that a long batch of short handlers does not
-    /// look like one stuck delivery. Read without the lock, once per lane of a batch.
-    private let checkPending = Atomic<Bool>(false)
     private let wakeups = DispatchSemaphore(value: 0)
 
     init(workers: Int) {
@@ -132,7 +136,6 @@ final class DeliveryPool: Sendable {
             state.waited += 1
             guard !state.checkScheduled else { return (false, nil, false) }
             state.checkScheduled = true
-            checkPending.store(true, ordering: .relaxed)
             return (false, nil, true)
         }
         if wake { wakeups.signal() }
@@ -164,7 +167,6 @@ final class DeliveryPool: Sendable {
             state.waited += unserved
             guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
             state.checkScheduled = true
-            checkPending.store(true, ordering: .relaxed)
             return (wake, starts, true)
         }
         for _ in 0..<wake { wakeups.signal() }
@@ -193,7 +195,6 @@ final class DeliveryPool: Sendable {
             let unserved = helpers - wake - starts.count
             guard unserved > 0, !state.checkScheduled else { return (wake, starts, false) }
             state.checkScheduled = true
-            checkPending.store(true, ordering: .relaxed)
             return (wake, starts, true)
         }
         for _ in 0..<wake { wakeups.signal() }
@@ -242,7 +243,6 @@ final class DeliveryPool: Sendable {
             if state.started < workerLimit { return (false, startWorker(&state), false) }
             guard !state.checkScheduled else { return (false, nil, false) }
             state.checkScheduled = true
-            checkPending.store(true, ordering: .relaxed)
             return (false, nil, true)
         }
         if wake { wakeups.signal() }
@@ -266,7 +266,11 @@ final class DeliveryPool: Sendable {
     private func startWorker(_ state: inout State) -> Int {
         state.started += 1
         state.coming += 1
-        state.busySince.append(PlatformClock.now(.monotonic))
+        let now = PlatformClock.now(.monotonic)
+        state.busySince.append(now)
+        state.progress.append(WorkerProgress())
+        state.seenProgress.append(0)
+        state.seenProgressAt.append(now)
         return state.started - 1
     }
 
@@ -274,10 +278,12 @@ final class DeliveryPool: Sendable {
         DriverThread.start(name: "tempo.delivery") { [self] in work(index: index) }
     }
 
-    /// Arms the check for stuck workers; allocates (a closure), but only while mailboxes wait for a busy pool.
+    /// Arms the check for stuck workers, a quarter of ``stuckAfter`` ahead: a worker's progress is seen only at the
+    /// checks, so a worker that blocks is found stuck between 1 and 1.5 ``stuckAfter`` after it blocked. Allocates (a
+    /// closure), but only while mailboxes wait for a busy pool.
     private func scheduleStuckCheck() {
         let scheduler = SystemScheduler.shared
-        let deadline = scheduler.now(.monotonic) + Self.stuckAfter
+        let deadline = scheduler.now(.monotonic) + Self.stuckAfter / 4
         _ = scheduler.schedule(at: deadline, leeway: .milliseconds(5), clock: .monotonic) { [self] in
             checkForStuckWorkers()
         }
@@ -289,12 +295,24 @@ final class DeliveryPool: Sendable {
         let now = PlatformClock.now(.monotonic)
         let (start, again) = state.withLock { state -> (Int?, Bool) in
             state.checkScheduled = false
-            checkPending.store(false, ordering: .relaxed)
             guard state.count > 0, state.idle == 0 else { return (nil, false) }
-            let stuck = state.busySince.allSatisfy { since in since.map { now - $0 >= Self.stuckAfter } ?? false }
+            var stuck = true
+            var index = 0
+            while index < state.busySince.count {
+                let count = state.progress[index].count.load(ordering: .relaxed)
+                if count != state.seenProgress[index] {
+                    state.seenProgress[index] = count
+                    state.seenProgressAt[index] = now
+                }
+                if let since = state.busySince[index] {
+                    stuck = stuck && now - max(since, state.seenProgressAt[index]) >= Self.stuckAfter
+                } else {
+                    stuck = false
+                }
+                index += 1
+            }
             let start = stuck && state.started < workerLimit + Self.extraWorkerLimit ? startWorker(&state) : nil
             state.checkScheduled = true
-            checkPending.store(true, ordering: .relaxed)
             return (start, true)
         }
         if let start { launch(worker: start) }
@@ -328,9 +346,24 @@ final class DeliveryPool: Sendable {
     ///
     /// A batch stays at the head while it has lanes to take, so that every worker free meanwhile joins it; the
     /// worker that finds it exhausted takes it out.
+    /// The first batch behind the ring's head that has lanes left and no worker in it, if any.
+    private static func unjoinedBatch(after state: borrowing State) -> LaneBatch? {
+        var offset = 1
+        while offset < state.count {
+            if case .batch(let batch) = state.ring[(state.head + offset) % state.ring.count], !batch.isExhausted,
+                !batch.hasMembers
+            {
+                return batch
+            }
+            offset += 1
+        }
+        return nil
+    }
+
     private func work(index: Int) {
         // Whether this worker was started or woken for a lane and has not taken one yet (see `State.coming`).
         var arriving = true
+        let progress = state.withLock { $0.progress[index] }
         while true {
             let now = PlatformClock.now(.monotonic)
             let entry = state.withLock { state -> Entry? in
@@ -344,8 +377,13 @@ final class DeliveryPool: Sendable {
                             popHead(&state)
                             continue
                         }
-                        batch.join()
-                        return .batch(batch)
+                        // Two workers in one batch contend for each of its lanes (its atomic index, and the cache
+                        // lines of lanes the other just ran): while another worker runs this one, a later batch
+                        // that nobody runs is taken instead (a mass expiry hands the pool a batch every
+                        // `DriverContext.flushCount` lanes). It leaves the ring once it is exhausted and at the head.
+                        let chosen = batch.hasMembers ? Self.unjoinedBatch(after: state) ?? batch : batch
+                        chosen.join()
+                        return .batch(chosen)
                     case let entry:
                         popHead(&state)
                         return entry
@@ -363,11 +401,7 @@ final class DeliveryPool: Sendable {
             case .lane(let lane):
                 lane.runDeliveries()
             case .batch(let batch):
-                batch.run { [self] in
-                    guard checkPending.load(ordering: .relaxed) else { return }
-                    let now = PlatformClock.now(.monotonic)
-                    state.withLock { $0.busySince[index] = now }
-                }
+                batch.run { progress.count.add(1, ordering: .relaxed) }
                 state.withLock { state in
                     if batch.inRing, state.count > 0, case .batch(let head) = state.ring[state.head], head === batch {
                         batch.inRing = false
@@ -378,4 +412,11 @@ final class DeliveryPool: Sendable {
             }
         }
     }
+}
+
+/// A pool worker's count of batch members begun, on a cache line of its own (see `DeliveryPool.State.progress`).
+final class WorkerProgress: Sendable {
+    let count = Atomic<Int>(0)
+    /// Keeps another object's fields off the count's cache line.
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 }

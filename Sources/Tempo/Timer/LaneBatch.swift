@@ -1,28 +1,47 @@
 import Synchronization
 
-/// The default-delivery mailboxes of one driver wake, handed to the delivery pool as one entry that the driver thread
-/// and any number of pool workers run together: each takes the next lane with one atomic increment, so a lane costs
+/// The default-delivery work of one driver wake, handed to the delivery pool as one entry that the driver thread and
+/// any number of pool workers run together: each takes the next member with one atomic increment, so a member costs
 /// no lock of the pool and wakes no thread of its own (issue #44).
 ///
-/// A lane is in one batch at most (a timer's mailbox has at most one drain scheduled), and whoever takes it runs it to
-/// the end: so a timer's handler runs still never overlap and keep their order. A lane that blocks holds only the
-/// thread that took it; the others go on taking the rest, and the batch stays at the head of the pool's ring until
-/// every lane was taken, so a worker that the pool starts for stuck workers joins it too.
+/// A member is a timer's mailbox to drain (``Member/lane(_:)``), or, in a mass expiry, a default-delivery timer whose
+/// deadline the wake found due (``Member/due(_:)``): whoever takes that one runs the timer's transition and then
+/// its drain, on the same thread, so that the timer's memory is touched by one processor only and its mailbox costs no
+/// hand-over (the driver thread only sorts the wake's due work; see ``DriverContext/runDue(now:)``).
+///
+/// A timer's handlers run only in its drain, and a timer has one drain at most at a time (the transition that queues
+/// a delivery starts a drain only when none is scheduled); whoever takes a member runs it to the end: so a timer's
+/// handler runs still never overlap and keep their order, whichever threads take its members. A member that blocks
+/// holds only the thread that took it; the others go on taking the rest, and the batch stays at the head of the pool's
+/// ring until every member was taken, so a worker that the pool starts for stuck workers joins it too.
 ///
 /// Made by one driver thread's ``DriverContext``, which fills it and submits it
 /// (``DeliveryPool/submit(batch:helpers:)``); the batch of a wake's last lanes the driver thread runs
 /// itself and takes back out of the ring (``DeliveryPool/finish(_:)``), and fills again for a later wake once no worker
 /// runs it any more (``isReusable``; otherwise the context makes a new one).
 final class LaneBatch: @unchecked Sendable {
-    // @unchecked: `storage` and `count` are written only by the owning driver thread, before the batch is submitted
-    // and while it is reusable (out of the ring, no worker in it); workers reach the batch through the pool's lock
-    // after it was submitted, and each slot is taken (read and cleared) by exactly one thread, the one whose increment
-    // of `next` returned its index.
+    // @unchecked: `storage`, `count` and `now` are written only by the owning driver thread, before the batch is
+    // submitted and while it is reusable (out of the ring, no worker in it); workers reach the batch through the pool's
+    // lock after it was submitted, and each slot is taken (read and cleared) by exactly one thread, the one whose
+    // increment of `next` returned its index.
 
-    private var storage: UnsafeMutablePointer<(any DeliveryLane)?>
+    /// What a batch runs.
+    enum Member {
+        /// A timer's mailbox, drained until it is empty.
+        case lane(any DeliveryLane)
+        /// A default-delivery timer of ``SystemScheduler`` whose action the wake found due (the work holds
+        /// ``ScheduledTargetReference/pooledTimer(_:)`` and the action's id): its transition runs, then, if that
+        /// queued a delivery, its drain, on the thread that took it.
+        case due(CompactDeadlineQueue.Work)
+    }
+
+    private var storage: UnsafeMutablePointer<Member?>
     private var capacity: Int
-    /// The number of lanes filled in.
+    /// The number of members filled in.
     private(set) var count = 0
+    /// The clock's reading of the wake whose members the batch holds (what a ``Member/due(_:)`` member's
+    /// transition is told, as if it ran on the driver thread).
+    var now = TimerInstant(offset: .zero)
     /// The index the next taker gets (past `count`: nothing left).
     private let next = Atomic<Int>(0)
     /// Pool workers running the batch; the owner refills it only at zero.
@@ -45,72 +64,85 @@ final class LaneBatch: @unchecked Sendable {
     /// last reads of it happened before).
     var isReusable: Bool { members.load(ordering: .acquiring) == 0 }
 
-    /// Whether every lane was taken (they may still be running).
+    /// Whether a pool worker runs the batch (read under the pool's lock, where workers join).
+    var hasMembers: Bool { members.load(ordering: .relaxed) > 0 }
+
+    /// Whether every member was taken (they may still be running).
     var isExhausted: Bool { next.load(ordering: .relaxed) >= count }
 
-    /// The lanes not taken yet.
+    /// The members not taken yet.
     var remaining: Int { max(0, count - next.load(ordering: .relaxed)) }
 
-    /// Fills the batch with `lanes`, in order, and empties `lanes` (keeping its capacity).
-    func fill(_ lanes: inout [any DeliveryLane]) {
-        reserve(lanes.count)
-        var index = 0
-        while index < lanes.count {
-            storage[index] = lanes[index]
-            index += 1
-        }
-        lanes.removeAll(keepingCapacity: true)
-        count = index
+    /// Empties a batch that was run to the end (every member taken), to fill it again.
+    func reset() {
+        count = 0
         next.store(0, ordering: .relaxed)
     }
 
-    /// Fills the batch with `first` and then `rest`, in that order, and empties `rest` (keeping its capacity).
-    /// Allocates only to grow past the most lanes of one wake so far.
-    func fill(first: any DeliveryLane, rest: inout [any DeliveryLane]) {
-        reserve(rest.count + 1)
-        storage[0] = first
-        var index = 0
-        while index < rest.count {
-            storage[index + 1] = rest[index]
-            index += 1
-        }
-        rest.removeAll(keepingCapacity: true)
-        count = index + 1
-        next.store(0, ordering: .relaxed)
+    /// Appends `member` (moved in: no reference count is touched). Allocates only to grow past the most members of
+    /// one batch so far.
+    func append(_ member: consuming Member) {
+        if count == capacity { grow() }
+        (storage + count).pointee = member
+        count += 1
     }
 
-    /// Makes room for `needed` lanes.
-    private func reserve(_ needed: Int) {
-        if needed > capacity {
-            storage.deinitialize(count: capacity)
-            storage.deallocate()
-            capacity = max(needed, capacity * 2)
-            storage = .allocate(capacity: capacity)
-            storage.initialize(repeating: nil, count: capacity)
-        }
+    /// Doubles the storage, moving the members over.
+    private func grow() {
+        let larger = UnsafeMutablePointer<Member?>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: storage, count: capacity)
+        (larger + capacity).initialize(repeating: nil, count: capacity)
+        storage.deallocate()
+        storage = larger
+        capacity *= 2
     }
 
-    /// Takes the next lane, or `nil` when every lane was taken.
+    /// Takes the next member, or `nil` when every member was taken.
     @inline(__always)
-    func take() -> (any DeliveryLane)? {
+    func take() -> Member? {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
         guard index < count else { return nil }
         return storage[index].take()
     }
 
-    /// Runs lanes until none is left to take.
-    func run() {
-        while let lane = take() {
-            lane.runDeliveries()
+    /// Runs `member` on the calling thread.
+    @inline(__always)
+    private func run(_ member: consuming Member) {
+        switch consume member {
+        case .lane(let lane): lane.runDeliveries()
+        case .due(let work):
+            if case .target(.pooledTimer(let timer), let id) = work {
+                timer.scheduledActionReachedOnPool(id: id, now: now)
+            } else {
+                work.run(now: now)
+            }
         }
     }
 
-    /// Runs lanes until none is left to take, calling `beforeEach` before each.
-    func run(_ beforeEach: () -> Void) {
-        while let lane = take() {
-            beforeEach()
-            lane.runDeliveries()
+    /// Runs members until none is left to take.
+    func run() {
+        while let member = take() {
+            run(member)
         }
+    }
+
+    /// Runs members until none is left to take, calling `beforeEach` before each.
+    func run(_ beforeEach: () -> Void) {
+        while let member = take() {
+            beforeEach()
+            run(member)
+        }
+    }
+
+    /// The lanes filled in and not taken yet, in order (for tests).
+    var lanes: [any DeliveryLane] {
+        var lanes: [any DeliveryLane] = []
+        var index = next.load(ordering: .relaxed)
+        while index < count {
+            if case .lane(let lane) = storage[index] { lanes.append(lane) }
+            index += 1
+        }
+        return lanes
     }
 
     /// A pool worker joins (under the pool's lock) or leaves (after its last ``take()``).

@@ -47,7 +47,9 @@ extension TempoTimer {
         _ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine, now: TimerInstant?
     ) {
         let monotonicNow = driver.clock == .monotonic ? now?.nanosecondsRoundedDown : nil
-        let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: .timer(self), now: monotonicNow)
+        let target: ScheduledTargetReference
+        if case .systemPool = engine { target = .pooledTimer(self) } else { target = .timer(self) }
+        let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: target, now: monotonicNow)
         // Always recorded: the transition that requested the arm left the machine waiting for exactly this one.
         if !machine.armed(action, generation: arm.generation) {
             assertionFailure("an arm request was not recorded in the critical section that made it")
@@ -55,7 +57,7 @@ extension TempoTimer {
         }
     }
 
-    private func run(_ actions: TimerStateMachine.Actions) {
+    private func run(_ actions: TimerStateMachine.Actions, drainsHere: Bool = false) {
         switch actions.scheduler {
         case .none:
             break
@@ -68,7 +70,7 @@ extension TempoTimer {
             self.arm(arm)
         }
         if actions.startDrain {
-            startDrain()
+            if drainsHere { drain() } else { startDrain() }
         }
     }
 
@@ -151,7 +153,8 @@ extension TempoTimer {
             }
             reading = nil
             target = .unchecked
-            switch step {
+            // Consumed: the handlers are moved out of the step, not copied (one retain and release fewer per tick).
+            switch consume step {
             case .idle:
                 return
             case .checkTarget(let isAlive):
@@ -190,6 +193,17 @@ extension TempoTimer: DeliveryLane {
         let now = wakeNow ?? self.now()
         // The wake's reading is older than this call: not a stamp for an arm made here (see `perform(now:_:)`).
         perform(now: wakeNow == nil ? now : nil) { $0.deadlineReached(actionID: id, now: now) }
+    }
+
+    /// ``SystemScheduler`` reached the deadline of the action `id` in a mass expiry, and a delivery-pool thread (or
+    /// the driver thread, running its batch) took the timer from the wake's ``LaneBatch``: the transition runs here,
+    /// with the wake's reading `now`, and a drain it starts runs here too (the default delivery's place), with no
+    /// mailbox handed over. Only for timers with the default delivery (``ScheduledTargetReference/pooledTimer(_:)``).
+    func scheduledActionReachedOnPool(id: UInt64, now: TimerInstant) {
+        let actions = machine.withLock { machine in
+            armUnderLock(machine.deadlineReached(actionID: id, now: now), &machine, now: nil)
+        }
+        run(actions, drainsHere: true)
     }
 
     /// A pool worker drains the mailbox.

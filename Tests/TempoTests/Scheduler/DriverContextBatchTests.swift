@@ -32,17 +32,20 @@ import Testing
         }
     }
 
-    @Test func theFirstLaneOfAWakeIsKeptAndTheOthersWaitForOneBatch() {
+    @Test func aSecondLaneGathersTheWakesLanesInOneBatchInTheOrderTaken() {
         let log = Log()
         let done = DispatchSemaphore(value: 0)
         let lanes = (0..<5).map { Lane($0, log: log, done: done) }
         let context = DriverContext(index: 0)
         #expect(!context.take(lanes[0]), "outside a wake's due work the caller submits the lane itself")
         context.acceptsMailbox = true
-        for lane in lanes { #expect(context.take(lane)) }
+        #expect(context.take(lanes[0]))
+        #expect((context.mailbox as? Lane)?.index == 0, "a lone lane is kept as the mailbox")
+        #expect(context.deferredLanes.isEmpty)
+        for lane in lanes.dropFirst() { #expect(context.take(lane)) }
         context.acceptsMailbox = false
-        #expect((context.mailbox as? Lane)?.index == 0)
-        #expect(context.deferred.map { ($0 as! Lane).index } == [1, 2, 3, 4])
+        #expect(context.mailbox == nil, "the second lane moved the first into the batch, ahead of itself")
+        #expect(context.deferredLanes.map { ($0 as! Lane).index } == [0, 1, 2, 3, 4])
         #expect(log.indices.isEmpty, "nothing reaches the pool before the due work ends")
     }
 
@@ -57,7 +60,7 @@ import Testing
         context.runTaken(on: pool)
         #expect(log.indices == [7], "runTaken returns once the lone lane ran, on the calling thread")
         #expect(pool.startedCount == 0, "no worker was started for a lone lane")
-        #expect(context.mailbox == nil && context.deferred.isEmpty)
+        #expect(context.mailbox == nil && context.deferredLanes.isEmpty)
     }
 
     @Test(.timeLimit(.minutes(1))) func aSmallBatchRunsOnTheCallingThreadInTheOrderTakenAndWakesNoWorker() {
@@ -69,7 +72,7 @@ import Testing
         for index in 0..<40 { _ = context.take(Lane(index, log: log, done: done)) }
         context.acceptsMailbox = false
         context.runTaken(on: pool)
-        #expect(context.deferred.isEmpty)
+        #expect(context.deferredLanes.isEmpty)
         // Fewer lanes than `lanesPerHelper`: the calling thread ran them all, in order, and woke nobody.
         #expect(log.indices == Array(0..<40))
         #expect(pool.startedCount == 0)

@@ -1,0 +1,100 @@
+import Dispatch
+import Synchronization
+import TempoLocks
+import Testing
+
+@testable import Tempo
+
+/// When a wake finds at least `DriverContext.flushCount` actions due, the default-delivery timers among them go to the
+/// delivery pool whole: whoever takes one from the wake's batch runs its transition and then its drain (issue #44).
+/// Real time, with bounds that hold on a loaded 2-core machine; every wait ends on the event it waits for.
+@Suite struct MassExpiryTests {
+    /// Marks a timer's handler as running; a handler that finds it running already is an overlap.
+    final class Busy: Sendable {
+        let running = Atomic<Bool>(false)
+        let runs = Atomic<Int>(0)
+        let lastIndex = Atomic<Int>(0)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func eachTimerDueAtOneInstantRunsOnceAndFinishes() throws {
+        let count = 2 * DriverContext.flushCount + 17
+        let scheduler = SystemScheduler.shared
+        let deadline = scheduler.now(.monotonic) + .milliseconds(300)
+        let marks = (0..<count).map { _ in Busy() }
+        let finished = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        var timers: [TempoTimer] = []
+        for index in 0..<count {
+            let mark = marks[index]
+            let timer = try TempoTimer(.at(.monotonic(deadline))) { _ in mark.runs.add(1, ordering: .relaxed) }
+            // The state handler runs after the tick's handlers, in the same drain.
+            timer.onStateChange { state in
+                if state == .finished, finished.wrappingAdd(1, ordering: .relaxed).newValue == count { done.signal() }
+            }
+            timers.append(timer.start())
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "\(finished.load(ordering: .relaxed)) of \(count) ended")
+        #expect(marks.allSatisfy { $0.runs.load(ordering: .relaxed) == 1 })
+        #expect(timers.allSatisfy { $0.fireCount == 1 })
+    }
+
+    @Test(.timeLimit(.minutes(1))) func repeatingTimersDueTogetherNeverOverlapTheirOwnHandlersAndKeepTheirOrder()
+        throws
+    {
+        let count = 3 * DriverContext.flushCount
+        let scheduler = SystemScheduler.shared
+        let first = scheduler.now(.monotonic) + .milliseconds(300)
+        let marks = (0..<count).map { _ in Busy() }
+        let overlaps = Atomic<Int>(0)
+        let outOfOrder = Atomic<Int>(0)
+        let finished = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        var timers: [TempoTimer] = []
+        for index in 0..<count {
+            let mark = marks[index]
+            let timer = try TempoTimer(.every(.milliseconds(2), repeats: .times(5), first: .at(.monotonic(first)))) {
+                tick in
+                if mark.running.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
+                // A loaded machine may fold late ticks into one (the late-tick policy): indices still only grow.
+                if tick.index <= mark.lastIndex.load(ordering: .relaxed) { outOfOrder.add(1, ordering: .relaxed) }
+                mark.lastIndex.store(tick.index, ordering: .relaxed)
+                mark.running.store(false, ordering: .releasing)
+            }
+            timer.onStateChange { state in
+                if state == .finished, finished.wrappingAdd(1, ordering: .relaxed).newValue == count { done.signal() }
+            }
+            timers.append(timer.start())
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "\(finished.load(ordering: .relaxed)) of \(count) ended")
+        #expect(overlaps.load(ordering: .relaxed) == 0)
+        #expect(outOfOrder.load(ordering: .relaxed) == 0)
+        #expect(marks.allSatisfy { $0.lastIndex.load(ordering: .relaxed) == 5 }, "every timer reached its last tick")
+        withExtendedLifetime(timers) {}
+    }
+
+    @Test(.timeLimit(.minutes(1))) func noRunBeginsAfterCancelReturnsDuringAMassExpiry() throws {
+        let count = 4 * DriverContext.flushCount
+        let scheduler = SystemScheduler.shared
+        let deadline = scheduler.now(.monotonic) + .milliseconds(200)
+        let cancelled = (0..<count).map { _ in Busy() }
+        let late = Atomic<Int>(0)
+        let runs = Atomic<Int>(0)
+        let timers = try (0..<count).map { index in
+            try TempoTimer(.at(.monotonic(deadline))) { _ in
+                runs.add(1, ordering: .relaxed)
+                if cancelled[index].running.load(ordering: .acquiring) { late.add(1, ordering: .relaxed) }
+            }.start()
+        }
+        // Cancel from the deadline on, while the wake's batch runs on the pool.
+        while scheduler.now(.monotonic) < deadline {}
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            timers[index].cancel()
+            cancelled[index].running.store(true, ordering: .releasing)
+        }
+        // `cancel()` may return while a run it could not stop was claimed already (Guarantees: at most one, just
+        // after it returns); the handler above reads the flag after entering, so such a run can count as late. Every
+        // other run must have begun before its cancel returned.
+        #expect(late.load(ordering: .relaxed) <= DeliveryPool.shared.startedCount + 2)
+        #expect(runs.load(ordering: .relaxed) <= count)
+    }
+}
