@@ -3,6 +3,17 @@
 
 #include <stdint.h>
 
+/// Asks the processor to load the four cache lines from `address` on (an object of up to 256 bytes) for writing, all at
+/// once, so that their misses overlap instead of coming one after another as the code reaches each line. A hint: it
+/// never faults and changes nothing a program can observe.
+static inline void ctempo_prefetch_object(const void *address) {
+    const char *bytes = (const char *)address;
+    __builtin_prefetch(bytes, 1, 3);
+    __builtin_prefetch(bytes + 64, 1, 3);
+    __builtin_prefetch(bytes + 128, 1, 3);
+    __builtin_prefetch(bytes + 192, 1, 3);
+}
+
 #ifdef __linux__
 #include <errno.h>
 #include <sys/prctl.h>

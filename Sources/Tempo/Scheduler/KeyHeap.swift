@@ -72,18 +72,26 @@ struct KeyHeap: ~Copyable {
     /// order, not sorted; but a heap whose keys were inserted in ascending order, as keys of equal or increasing
     /// deadlines are, is sorted already, and then so is the result).
     ///
-    /// The keys due by any instant are a subtree at the root (a key is due only if its parent is): the walk visits
-    /// them and their children only, level by level, which is increasing index order (the children of a node come
-    /// after those of every node before it).
+    /// A key is due only if its parent is (a parent never comes after its children), so the due keys are a subtree at
+    /// the root. A few are found by walking that subtree level by level (increasing index order: the children of a
+    /// node come after those of every node before it). Once the walk has met ``linearScanAfter`` due keys, it is a mass
+    /// expiry: the walk's list of indices would cost more than the keys, and the keys are read again in one pass over
+    /// the storage from the root, up to the last index a due key's child can have.
     ///
-    /// - Complexity: O(k) for k due keys; allocates a list of the due indices, given back at the end.
+    /// - Complexity: O(k) for k due keys (the pass reads at most twice as many indices as the last due key's).
     func collectLive(
         dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, into keys: inout [CompactDeadlineQueue.Key]
     ) {
         guard count > 0, storage[0].instant <= limit else { return }
+        let start = keys.count
         var pending = [0]
         var head = 0
         while head < pending.count {
+            guard head < Self.linearScanAfter else {
+                keys.removeSubrange(start...)
+                collectLiveInOnePass(dueBy: limit, sequences, into: &keys)
+                return
+            }
             let index = pending[head]
             head += 1
             let key = storage[index]
@@ -91,6 +99,27 @@ struct KeyHeap: ~Copyable {
             let left = 2 * index + 1
             if left < count && storage[left].instant <= limit { pending.append(left) }
             if left + 1 < count && storage[left + 1].instant <= limit { pending.append(left + 1) }
+        }
+    }
+
+    /// How many due keys ``collectLive(dueBy:_:into:)`` walks to before it reads the storage in one pass instead.
+    static let linearScanAfter = 512
+
+    /// ``collectLive(dueBy:_:into:)`` for a mass expiry: one pass over the storage in index order, which stops past the
+    /// last index that a due key's child can have.
+    private func collectLiveInOnePass(
+        dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, into keys: inout [CompactDeadlineQueue.Key]
+    ) {
+        // The last index that may hold a due key: a child of a due key found so far.
+        var reach = 0
+        var index = 0
+        while index <= reach && index < count {
+            let key = storage[index]
+            if key.instant <= limit {
+                if key.isLive(in: sequences) { keys.append(key) }
+                reach = 2 * index + 2
+            }
+            index += 1
         }
     }
 

@@ -1,3 +1,4 @@
+import CTempoShims
 import Dispatch
 import Synchronization
 import TempoLocks
@@ -147,7 +148,7 @@ extension TempoTimer {
             delivered = false
             // Another scheduler's arm, made outside the lock (a tick's delivery never starts a drain: this one runs).
             run(actions)
-            guard let step = next else {
+            guard let step = consume next else {
                 reading = now()
                 continue
             }
@@ -200,6 +201,9 @@ extension TempoTimer: DeliveryLane {
     /// with the wake's reading `now`, and a drain it starts runs here too (the default delivery's place), with no
     /// mailbox handed over. Only for timers with the default delivery (``ScheduledTargetReference/pooledTimer(_:)``).
     func scheduledActionReachedOnPool(id: UInt64, now: TimerInstant) {
+        // This thread has not touched the timer yet (the driver thread did not read it): its lines are loaded
+        // together, instead of one miss after another as the lock, the state and the handlers are reached.
+        ctempo_prefetch_object(Unmanaged.passUnretained(self).toOpaque())
         let actions = machine.withLock { machine in
             armUnderLock(machine.deadlineReached(actionID: id, now: now), &machine, now: nil)
         }
