@@ -138,12 +138,14 @@ extension TempoTimer {
         // the mailbox empty (a one-shot's second), reads none.
         var reading: TimerInstant? = now()
         while true {
-            let (next, actions) = machine.withLock { machine -> (TimerStateMachine.Step?, TimerStateMachine.Actions) in
+            let (next, handlers, actions) = machine.withLock {
+                machine -> (TimerStateMachine.Step?, TimerHandlers?, TimerStateMachine.Actions) in
                 let actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: nil) : .none
-                guard let now = reading ?? (machine.hasDeliveries ? nil : .zero) else { return (nil, actions) }
+                guard let now = reading ?? (machine.hasDeliveries ? nil : .zero) else { return (nil, nil, actions) }
                 let step = machine.nextStep(now: now, target: target)
-                if case .tick = step { claimsInFlight.add(1, ordering: .relaxed) }
-                return (step, actions)
+                guard case .tick = step else { return (step, nil, actions) }
+                claimsInFlight.add(1, ordering: .relaxed)
+                return (step, machine.tickHandlers, actions)
             }
             delivered = false
             // Another scheduler's arm, made outside the lock (a tick's delivery never starts a drain: this one runs).
@@ -154,7 +156,6 @@ extension TempoTimer {
             }
             reading = nil
             target = .unchecked
-            // Consumed: the handlers are moved out of the step, not copied (one retain and release fewer per tick).
             switch consume step {
             case .idle:
                 return
@@ -162,8 +163,10 @@ extension TempoTimer {
                 // Outside the lock: releasing the weak load's reference may run the target's deinit.
                 target = isAlive() ? .alive : .gone
                 reading = now()
-            case .tick(let tick, let handlers):
+            case .tick(let tick):
                 claimsInFlight.subtract(1, ordering: .releasing)
+                // Always there with a tick (copied in the same critical section).
+                guard let handlers else { preconditionFailure("a tick step came without its handlers") }
                 // With no instrument added, one relaxed load (see TempoTimer+Instruments.swift).
                 if TimerInstruments.isActive {
                     runInstrumented(tick, handlers)

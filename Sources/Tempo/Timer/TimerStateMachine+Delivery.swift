@@ -69,6 +69,9 @@ extension TimerStateMachine {
 
     // MARK: Delivery
 
+    /// The handlers a ``Step/tick(_:)`` step runs, copied in the critical section that took the step.
+    var tickHandlers: TimerHandlers { handlers }
+
     /// Whether the mailbox holds a delivery: ``nextStep(now:target:)`` then reads its `now`.
     var hasDeliveries: Bool { mailbox.first != nil }
 
@@ -104,12 +107,12 @@ extension TimerStateMachine {
                 let tick = TimerTick(
                     index: first + 1, due: firstDue, lateness: lateness, missed: missed,
                     overdue: lateness.saturatingAdding(interval, times: missed))
-                return .tick(tick, handlers)
+                return .tick(tick)
             case .manual(let index, let requested):
                 mailbox.removeFirst()
                 let tick = TimerTick(
                     index: index, due: requested, lateness: max(.zero, now - requested), isManual: true)
-                return .tick(tick, handlers)
+                return .tick(tick)
             case .state(let state):
                 mailbox.removeFirst()
                 guard let stateHandler = extras?.stateHandler else { continue }

@@ -54,8 +54,13 @@ struct TimerStateMachine {
     }
 
     /// The next thing the drain loop runs.
+    ///
+    /// A tick's handlers are not in the step: the drain copies them with ``tickHandlers`` in the critical section that
+    /// takes the step. A step with them is a large enum with reference-counted payloads in three cases, which the
+    /// compiler copies and destroys through the type's value witnesses; without them the tick's case holds plain
+    /// values only, and the handlers (one closure in the common case) are copied alone.
     enum Step {
-        case tick(TimerTick, TimerHandlers)
+        case tick(TimerTick)
         case state(TimerState, StateHandler)
         /// A scheduled tick is next and the timer is bound to a target: call the check outside the lock (its weak
         /// load can release the target's last reference, and the target's deinit may call this timer), then take
