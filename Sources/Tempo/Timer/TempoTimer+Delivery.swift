@@ -166,7 +166,9 @@ extension TempoTimer {
             case .tick(let tick):
                 claimsInFlight.subtract(1, ordering: .releasing)
                 // Always there with a tick (copied in the same critical section).
-                guard let handlers else { preconditionFailure("a tick step came without its handlers") }
+                guard let handlers = consume handlers else {
+                    preconditionFailure("a tick step came without its handlers")
+                }
                 // With no instrument added, one relaxed load (see TempoTimer+Instruments.swift).
                 if TimerInstruments.isActive {
                     runInstrumented(tick, handlers)
