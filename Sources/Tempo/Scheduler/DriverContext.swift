@@ -18,6 +18,11 @@ import Darwin
 /// wakeup per timer, and a handler that blocks holds up only the lane it runs in (the other thread that takes over
 /// waiting calls in a pool worker for the rest, ``DeliveryPool/serveWaiting()``).
 ///
+/// A mass expiry (a wake with ``flushCount`` or more due actions) goes further: the default-delivery timers among the
+/// due actions are not run here at all but gathered whole into the same batches (``LaneBatch/Member/due(_:)``), and
+/// whoever takes one runs its transition and its drain; the driver thread only sorts the wake's due work
+/// (``runDue(now:)``).
+///
 /// Each driver thread owns one context, found through a thread-specific key; only that thread touches it.
 final class DriverContext: @unchecked Sendable {
     // @unchecked: a context is created by its driver thread and touched only by that thread.
