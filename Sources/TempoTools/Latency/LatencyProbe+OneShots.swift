@@ -75,7 +75,12 @@ private final class TempoChain: Sendable {
         current.withLock { $0 = timer }
     }
 
+    /// Cancels the armed timer and lets go of it: its handler holds the chain, so a chain that kept its last timer
+    /// would keep itself (and the recorder) alive through it.
     func stop() {
-        current.withLock { $0 }?.cancel()
+        current.withLock { current in
+            defer { current = nil }
+            return current
+        }?.cancel()
     }
 }
