@@ -22,8 +22,8 @@ package protocol DeliveryLane: AnyObject, Sendable {
 /// ``stuckAfter`` by a one-shot on ``SystemScheduler`` that is armed only while mailboxes wait for a busy pool; a
 /// worker running a batch counts the members it begins, and a count that has not moved for ``stuckAfter`` is one
 /// delivery running that long), up to ``extraWorkerLimit`` more than the baseline, and keeps them. So blocked
-/// handlers delay other timers by 1 to 1.5 ``stuckAfter``, not forever; blocking work is still better run on a queue of your own
-/// (``TimerDelivery/queue(_:)``).
+/// handlers delay other timers by 1 to 1.5 ``stuckAfter``, not forever; blocking work is still better run on a queue
+/// of your own (``TimerDelivery/queue(_:)``).
 ///
 /// Thread-safety: ``submit(_:)`` may be called from any thread.
 final class DeliveryPool: Sendable {
@@ -56,15 +56,8 @@ final class DeliveryPool: Sendable {
         var count = 0
         var idle = 0
         var started = 0
-        /// When each started worker took its current entry of the ring (`nil`: waiting).
-        var busySince: [TimerInstant?] = []
-        /// Each started worker's count of batch members begun, which it bumps with no lock and no clock reading (a
-        /// long batch of short handlers is progress, not one stuck delivery).
-        var progress: [WorkerProgress] = []
-        /// Each worker's progress count as the check for stuck workers last read it, and when it first read that
-        /// value: a worker is stuck once both its entry and its count are ``stuckAfter`` old.
-        var seenProgress: [Int] = []
-        var seenProgressAt: [TimerInstant] = []
+        /// The started workers, by index.
+        var workers: [Worker] = []
         var checkScheduled = false
         /// Workers woken or started for a lane that have not taken one yet: as many lanes of the ring have a worker
         /// on its way (for stall reports).
@@ -72,6 +65,19 @@ final class DeliveryPool: Sendable {
         /// Lanes queued, ever, that found no idle worker and no worker to start: each waited for a busy one (for
         /// stall reports).
         var waited = 0
+    }
+
+    /// What the pool knows of one started worker, for the check for stuck workers.
+    private struct Worker {
+        /// When the worker took its current entry of the ring (`nil`: waiting).
+        var busySince: TimerInstant?
+        /// Its count of batch members begun, which it bumps with no lock and no clock reading (a long batch of short
+        /// handlers is progress, not one stuck delivery).
+        let progress = WorkerProgress()
+        /// The count as the check last read it, and when the check first read that value: a worker is stuck once both
+        /// its entry and its count are ``DeliveryPool/stuckAfter`` old.
+        var seenProgress = 0
+        var seenProgressAt: TimerInstant
     }
 
     private let workerLimit: Int
@@ -267,10 +273,7 @@ final class DeliveryPool: Sendable {
         state.started += 1
         state.coming += 1
         let now = PlatformClock.now(.monotonic)
-        state.busySince.append(now)
-        state.progress.append(WorkerProgress())
-        state.seenProgress.append(0)
-        state.seenProgressAt.append(now)
+        state.workers.append(Worker(busySince: now, seenProgressAt: now))
         return state.started - 1
     }
 
@@ -298,14 +301,14 @@ final class DeliveryPool: Sendable {
             guard state.count > 0, state.idle == 0 else { return (nil, false) }
             var stuck = true
             var index = 0
-            while index < state.busySince.count {
-                let count = state.progress[index].count.load(ordering: .relaxed)
-                if count != state.seenProgress[index] {
-                    state.seenProgress[index] = count
-                    state.seenProgressAt[index] = now
+            while index < state.workers.count {
+                let count = state.workers[index].progress.count.load(ordering: .relaxed)
+                if count != state.workers[index].seenProgress {
+                    state.workers[index].seenProgress = count
+                    state.workers[index].seenProgressAt = now
                 }
-                if let since = state.busySince[index] {
-                    stuck = stuck && now - max(since, state.seenProgressAt[index]) >= Self.stuckAfter
+                if let since = state.workers[index].busySince {
+                    stuck = stuck && now - max(since, state.workers[index].seenProgressAt) >= Self.stuckAfter
                 } else {
                     stuck = false
                 }
@@ -342,16 +345,12 @@ final class DeliveryPool: Sendable {
         state.head = 0
     }
 
-    /// A worker's loop: take the oldest lane and run it, or join the batch at the head, or wait for a submission.
-    ///
-    /// A batch stays at the head while it has lanes to take, so that every worker free meanwhile joins it; the
-    /// worker that finds it exhausted takes it out.
     /// The first batch behind the ring's head that has lanes left and no worker in it, if any.
     private static func unjoinedBatch(after state: borrowing State) -> LaneBatch? {
         var offset = 1
         while offset < state.count {
             if case .batch(let batch) = state.ring[(state.head + offset) % state.ring.count], !batch.isExhausted,
-                !batch.hasMembers
+                !batch.hasWorkers
             {
                 return batch
             }
@@ -360,16 +359,20 @@ final class DeliveryPool: Sendable {
         return nil
     }
 
+    /// A worker's loop: take the oldest lane and run it, or join the batch at the head, or wait for a submission.
+    ///
+    /// A batch stays at the head while it has lanes to take, so that a worker free meanwhile joins it (or a later
+    /// batch that nobody runs, see ``unjoinedBatch(after:)``); the worker that finds it exhausted takes it out.
     private func work(index: Int) {
         // Whether this worker was started or woken for a lane and has not taken one yet (see `State.coming`).
         var arriving = true
-        let progress = state.withLock { $0.progress[index] }
+        let progress = state.withLock { $0.workers[index].progress }
         while true {
             let now = PlatformClock.now(.monotonic)
             let entry = state.withLock { state -> Entry? in
                 if arriving { state.coming -= 1 }
                 while state.count > 0 {
-                    state.busySince[index] = now
+                    state.workers[index].busySince = now
                     switch state.ring[state.head] {
                     case .batch(let batch):
                         if batch.isExhausted {
@@ -381,7 +384,7 @@ final class DeliveryPool: Sendable {
                         // lines of lanes the other just ran): while another worker runs this one, a later batch
                         // that nobody runs is taken instead (a mass expiry hands the pool a batch every
                         // `DriverContext.flushCount` lanes). It leaves the ring once it is exhausted and at the head.
-                        let chosen = batch.hasMembers ? Self.unjoinedBatch(after: state) ?? batch : batch
+                        let chosen = batch.hasWorkers ? Self.unjoinedBatch(after: state) ?? batch : batch
                         chosen.join()
                         return .batch(chosen)
                     case let entry:
@@ -389,7 +392,7 @@ final class DeliveryPool: Sendable {
                         return entry
                     }
                 }
-                state.busySince[index] = nil
+                state.workers[index].busySince = nil
                 state.idle += 1
                 return nil
             }
@@ -414,7 +417,7 @@ final class DeliveryPool: Sendable {
     }
 }
 
-/// A pool worker's count of batch members begun, on a cache line of its own (see `DeliveryPool.State.progress`).
+/// A pool worker's count of batch members begun, on a cache line of its own (see `DeliveryPool.Worker.progress`).
 final class WorkerProgress: Sendable {
     let count = Atomic<Int>(0)
     /// Keeps another object's fields off the count's cache line.

@@ -45,7 +45,7 @@ final class LaneBatch: @unchecked Sendable {
     /// The index the next taker gets (past `count`: nothing left).
     private let next = Atomic<Int>(0)
     /// Pool workers running the batch; the owner refills it only at zero.
-    private let members = Atomic<Int>(0)
+    private let workers = Atomic<Int>(0)
     /// Whether the batch is in the pool's ring; read and written under the pool's lock only.
     var inRing = false
 
@@ -62,10 +62,10 @@ final class LaneBatch: @unchecked Sendable {
 
     /// Whether no pool worker runs the batch any more, so that its owner may fill it again (acquiring: the workers'
     /// last reads of it happened before).
-    var isReusable: Bool { members.load(ordering: .acquiring) == 0 }
+    var isReusable: Bool { workers.load(ordering: .acquiring) == 0 }
 
     /// Whether a pool worker runs the batch (read under the pool's lock, where workers join).
-    var hasMembers: Bool { members.load(ordering: .relaxed) > 0 }
+    var hasWorkers: Bool { workers.load(ordering: .relaxed) > 0 }
 
     /// Whether every member was taken (they may still be running).
     var isExhausted: Bool { next.load(ordering: .relaxed) >= count }
@@ -146,6 +146,6 @@ final class LaneBatch: @unchecked Sendable {
     }
 
     /// A pool worker joins (under the pool's lock) or leaves (after its last ``take()``).
-    func join() { members.add(1, ordering: .relaxed) }
-    func leave() { members.subtract(1, ordering: .releasing) }
+    func join() { workers.add(1, ordering: .relaxed) }
+    func leave() { workers.subtract(1, ordering: .releasing) }
 }

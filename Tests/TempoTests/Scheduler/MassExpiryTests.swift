@@ -21,19 +21,10 @@ import Testing
         let scheduler = SystemScheduler.shared
         let deadline = scheduler.now(.monotonic) + .milliseconds(300)
         let marks = (0..<count).map { _ in Busy() }
-        let finished = Atomic<Int>(0)
-        let done = DispatchSemaphore(value: 0)
-        var timers: [TempoTimer] = []
-        for index in 0..<count {
-            let mark = marks[index]
-            let timer = try TempoTimer(.at(.monotonic(deadline))) { _ in mark.runs.add(1, ordering: .relaxed) }
-            // The state handler runs after the tick's handlers, in the same drain.
-            timer.onStateChange { state in
-                if state == .finished, finished.wrappingAdd(1, ordering: .relaxed).newValue == count { done.signal() }
-            }
-            timers.append(timer.start())
+        let (timers, ended) = try runUntilAllFinish(count, .at(.monotonic(deadline))) { index, _ in
+            marks[index].runs.add(1, ordering: .relaxed)
         }
-        #expect(done.wait(timeout: .now() + 30) == .success, "\(finished.load(ordering: .relaxed)) of \(count) ended")
+        #expect(ended, "every timer finished")
         #expect(marks.allSatisfy { $0.runs.load(ordering: .relaxed) == 1 })
         #expect(timers.allSatisfy { $0.fireCount == 1 })
     }
@@ -47,29 +38,39 @@ import Testing
         let marks = (0..<count).map { _ in Busy() }
         let overlaps = Atomic<Int>(0)
         let outOfOrder = Atomic<Int>(0)
+        let schedule = TimerSchedule.every(.milliseconds(2), repeats: .times(5), first: .at(.monotonic(first)))
+        let (timers, ended) = try runUntilAllFinish(count, schedule) { index, tick in
+            let mark = marks[index]
+            if mark.running.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
+            // A loaded machine may fold late ticks into one (the late-tick policy): indices still only grow.
+            if tick.index <= mark.lastIndex.load(ordering: .relaxed) { outOfOrder.add(1, ordering: .relaxed) }
+            mark.lastIndex.store(tick.index, ordering: .relaxed)
+            mark.running.store(false, ordering: .releasing)
+        }
+        #expect(ended, "every timer finished")
+        #expect(overlaps.load(ordering: .relaxed) == 0)
+        #expect(outOfOrder.load(ordering: .relaxed) == 0)
+        #expect(marks.allSatisfy { $0.lastIndex.load(ordering: .relaxed) == 5 }, "every timer reached its last tick")
+        withExtendedLifetime(timers) {}
+    }
+
+    /// Starts `count` default-delivery timers of `schedule`, timer `index` calling `handler(index, tick)`, and waits (at
+    /// most 30 s, for a loaded machine) until every one has finished: its state handler, which runs after the tick's
+    /// handlers in the same drain, saw `.finished`. Returns the timers and whether all finished in time.
+    private func runUntilAllFinish(
+        _ count: Int, _ schedule: TimerSchedule, handler: @escaping @Sendable (Int, TimerTick) -> Void
+    ) throws -> (timers: [TempoTimer], ended: Bool) {
         let finished = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
         var timers: [TempoTimer] = []
         for index in 0..<count {
-            let mark = marks[index]
-            let timer = try TempoTimer(.every(.milliseconds(2), repeats: .times(5), first: .at(.monotonic(first)))) {
-                tick in
-                if mark.running.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
-                // A loaded machine may fold late ticks into one (the late-tick policy): indices still only grow.
-                if tick.index <= mark.lastIndex.load(ordering: .relaxed) { outOfOrder.add(1, ordering: .relaxed) }
-                mark.lastIndex.store(tick.index, ordering: .relaxed)
-                mark.running.store(false, ordering: .releasing)
-            }
+            let timer = try TempoTimer(schedule) { tick in handler(index, tick) }
             timer.onStateChange { state in
                 if state == .finished, finished.wrappingAdd(1, ordering: .relaxed).newValue == count { done.signal() }
             }
             timers.append(timer.start())
         }
-        #expect(done.wait(timeout: .now() + 30) == .success, "\(finished.load(ordering: .relaxed)) of \(count) ended")
-        #expect(overlaps.load(ordering: .relaxed) == 0)
-        #expect(outOfOrder.load(ordering: .relaxed) == 0)
-        #expect(marks.allSatisfy { $0.lastIndex.load(ordering: .relaxed) == 5 }, "every timer reached its last tick")
-        withExtendedLifetime(timers) {}
+        return (timers, done.wait(timeout: .now() + 30) == .success)
     }
 
     @Test(.timeLimit(.minutes(2))) func noRunBeginsAfterCancelReturnsDuringAMassExpiry() throws {
