@@ -76,10 +76,15 @@ final class DriverContext: @unchecked Sendable {
                 let (_, work) = (base + index).move()
                 // A closure with no context in the moved-out place: destroying it later costs no reference count.
                 (base + index).initialize(to: (0, .action(Self.nothing)))
-                // Matched with no binding, and moved whole into the batch: no reference count of the timer is touched
-                // here (a cache miss per timer on this thread).
-                if toPool, case .target(.pooledTimer, _) = work {
-                    gather(.due(consume work))
+                // A due default-delivery timer is moved whole into the batch with its address (for the takers'
+                // prefetch), which is read in a scope of its own that ends before the move: the binding only borrows,
+                // so no reference count of the timer is touched here (a cache miss per timer on this thread).
+                var address: UnsafeRawPointer?
+                if toPool, case .target(.pooledTimer(let timer), _) = work {
+                    address = UnsafeRawPointer(Unmanaged.passUnretained(timer).toOpaque())
+                }
+                if let address {
+                    gather(.due(consume work), address: address)
                 } else {
                     work.run(now: now)
                 }
@@ -172,7 +177,8 @@ final class DriverContext: @unchecked Sendable {
 
     /// Adds `member` to this wake's batch (after the lone mailbox, if one was taken), handing the batch to the pool once
     /// it holds ``flushCount`` members.
-    private func gather(_ member: consuming LaneBatch.Member) {
+    @inline(__always)
+    private func gather(_ member: consuming LaneBatch.Member, address: UnsafeRawPointer? = nil) {
         let batch: LaneBatch
         if let current = gathering {
             batch = current
@@ -192,7 +198,7 @@ final class DriverContext: @unchecked Sendable {
                 batch.append(.lane(first))
             }
         }
-        batch.append(member)
+        batch.append(member, address: address)
         if batch.count == Self.flushCount { flush(to: .shared) }
     }
 

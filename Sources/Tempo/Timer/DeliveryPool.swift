@@ -404,7 +404,8 @@ final class DeliveryPool: Sendable {
             case .lane(let lane):
                 lane.runDeliveries()
             case .batch(let batch):
-                batch.run { progress.count.add(1, ordering: .relaxed) }
+                // This worker is the count's only writer: a load and a store, no read-modify-write per member.
+                batch.run { progress.count.store(progress.count.load(ordering: .relaxed) &+ 1, ordering: .relaxed) }
                 state.withLock { state in
                     if batch.inRing, state.count > 0, case .batch(let head) = state.ring[state.head], head === batch {
                         batch.inRing = false
@@ -419,6 +420,7 @@ final class DeliveryPool: Sendable {
 
 /// A pool worker's count of batch members begun, on a cache line of its own (see `DeliveryPool.Worker.progress`).
 final class WorkerProgress: Sendable {
+    /// Written by its worker only (a load and a store), read by the pool's check for stuck workers.
     let count = Atomic<Int>(0)
     /// Keeps another object's fields off the count's cache line.
     private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)

@@ -58,7 +58,7 @@ extension TempoTimer {
         }
     }
 
-    private func run(_ actions: TimerStateMachine.Actions, drainsHere: Bool = false) {
+    private func run(_ actions: TimerStateMachine.Actions) {
         switch actions.scheduler {
         case .none:
             break
@@ -70,9 +70,7 @@ extension TempoTimer {
             cancelScheduled(old)
             self.arm(arm)
         }
-        if actions.startDrain {
-            if drainsHere { drain() } else { startDrain() }
-        }
+        if actions.startDrain { startDrain() }
     }
 
     /// Arms a scheduler other than ``SystemScheduler`` (which ``perform(_:)`` arms under the lock), then records
@@ -130,9 +128,15 @@ extension TempoTimer {
     /// After a scheduled tick's handlers return, the next step is taken in the same critical section that reports
     /// the delivery (``TimerStateMachine/scheduledTickDelivered()``, which may arm the next deadline): one lock
     /// round trip per tick fewer than reporting and then asking.
-    private func drain() {
+    ///
+    /// - Parameter reached: In a mass expiry, the due action (its id and the wake's reading) whose transition this
+    ///   drain's first critical section runs before its first step (``scheduledActionReachedOnPool(id:now:)``): one
+    ///   lock round trip per timer fewer than a transition and then a drain. When that transition starts no drain (it
+    ///   queued nothing, or another drain of the timer runs), this returns after the transition's actions.
+    private func drain(reached: (id: UInt64, now: TimerInstant)? = nil) {
         var target = TimerStateMachine.TargetCheck.unchecked
         var delivered = false
+        var reached = reached
         // The clock is read, outside the lock, for a step that hands out a delivery (a tick's lateness): a drain starts
         // for one, and after user code ran it reads again only if the mailbox holds another. The last step, which finds
         // the mailbox empty (a one-shot's second), reads none.
@@ -140,7 +144,15 @@ extension TempoTimer {
         while true {
             let (next, handlers, actions) = machine.withLock {
                 machine -> (TimerStateMachine.Step?, TimerHandlers?, TimerStateMachine.Actions) in
-                let actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: nil) : .none
+                var actions: TimerStateMachine.Actions
+                if let (id, wakeNow) = reached {
+                    actions = armUnderLock(machine.deadlineReached(actionID: id, now: wakeNow), &machine, now: nil)
+                    // Not this thread's to drain: nothing was queued, or a drain of the timer runs elsewhere.
+                    guard actions.startDrain else { return (.idle, nil, actions) }
+                    actions.startDrain = false
+                } else {
+                    actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: nil) : .none
+                }
                 guard let now = reading ?? (machine.hasDeliveries ? nil : .zero) else { return (nil, nil, actions) }
                 let step = machine.nextStep(now: now, target: target)
                 guard case .tick = step else { return (step, nil, actions) }
@@ -148,6 +160,7 @@ extension TempoTimer {
                 return (step, machine.tickHandlers, actions)
             }
             delivered = false
+            reached = nil
             // Another scheduler's arm, made outside the lock (a tick's delivery never starts a drain: this one runs).
             run(actions)
             guard let step = consume next else {
@@ -203,16 +216,14 @@ extension TempoTimer: DeliveryLane {
 
     /// ``SystemScheduler`` reached the deadline of the action `id` in a mass expiry, and a delivery-pool thread (or
     /// the driver thread, running its batch) took the timer from the wake's ``LaneBatch``: the transition runs here,
-    /// with the wake's reading `now`, and a drain it starts runs here too (the default delivery's place), with no
-    /// mailbox handed over. Only for timers with the default delivery (``ScheduledTargetReference/pooledTimer(_:)``).
+    /// with the wake's reading `now`, in one critical section with the first step of the drain it starts, which runs
+    /// here too (the default delivery's place), with no mailbox handed over. Only for timers with the default delivery
+    /// (``ScheduledTargetReference/pooledTimer(_:)``).
     func scheduledActionReachedOnPool(id: UInt64, now: TimerInstant) {
         // This thread has not touched the timer yet (the driver thread did not read it): its lines are loaded
         // together, instead of one miss after another as the lock, the state and the handlers are reached.
         ctempo_prefetch_object(Unmanaged.passUnretained(self).toOpaque())
-        let actions = machine.withLock { machine in
-            armUnderLock(machine.deadlineReached(actionID: id, now: now), &machine, now: nil)
-        }
-        run(actions, drainsHere: true)
+        drain(reached: (id, now))
     }
 
     /// A pool worker drains the mailbox.
