@@ -250,6 +250,16 @@ final class ClockDriver: Sendable {
         waking.store(true, ordering: .releasing)
         let now = PlatformClock.now(clock)
         let nowNanoseconds = now.nanosecondsRoundedDown
+        // A mass expiry's default-delivery timers go to the pool as their shard's queue releases them (unless
+        // instruments time each due action): the pool starts on them while the rest is taken. They run in parallel, in
+        // no order among themselves, as they would from the wake's batch; the rest runs in order below.
+        context.wakeNow = now
+        let handOff: ((consuming CompactDeadlineQueue.Work) -> Void)?
+        if TimerInstruments.isActive {
+            handOff = nil
+        } else {
+            handOff = { (work: consuming CompactDeadlineQueue.Work) in context.handOff(work) }
+        }
         // An index loop: iterating the array generically would box each element in unoptimized builds.
         var index = 0
         while index < shardCount {
@@ -258,12 +268,18 @@ final class ClockDriver: Sendable {
                 // Only shards with due work are locked (their earliest wake is never later than the queue's).
                 guard shard.earliest.load(ordering: .acquiring) <= nowNanoseconds else { return }
                 shard.state.withLock { state in
-                    state.queue.popDue(now: now, into: &context.due, deadlines: &context.dueDeadlines)
+                    state.queue.popDue(
+                        now: now, into: &context.due, deadlines: &context.dueDeadlines, handOff: handOff)
                     shard.earliest.store(state.queue.wakeNanoseconds() ?? .max, ordering: .sequentiallyConsistent)
                 }
             }
             if context.due.count > start { context.runStarts.append(start) }
             index += 1
+        }
+        // Outside the shards' locks: arming it schedules on this scheduler.
+        if context.stuckCheckPending {
+            context.stuckCheckPending = false
+            DeliveryPool.shared.armStuckCheck()
         }
         context.mergeDueRuns()
         alarm.guarded(context) {

@@ -250,11 +250,16 @@ struct CompactDeadlineQueue: ~Copyable {
     /// Removes, in deadline order (FIFO among equals), every live entry due at `now`, appending its id and work
     /// to `due`.
     /// The deadline of each (in nanoseconds since the clock's origin) is appended to `deadlines`, for merging the
-    /// due work of several queues (see ``DriverContext/mergeDueRuns()``).
-    mutating func popDue(now: TimerInstant, into due: inout [(UInt64, Work)], deadlines: inout [Int64]) {
+    /// due work of several queues (see ``DriverContext/mergeDueRuns()``). In a mass expiry, `handOff` (if given)
+    /// receives the default-delivery timers' work instead, as it is taken (see
+    /// ``takeDueInBulk(by:into:deadlines:handOff:)``).
+    mutating func popDue(
+        now: TimerInstant, into due: inout [(UInt64, Work)], deadlines: inout [Int64],
+        handOff: ((consuming Work) -> Void)? = nil
+    ) {
         let limit = now.nanosecondsRoundedDown
         if punctual.count >= Self.bulkMinimum, let top = punctual.min, top.instant <= limit {
-            takeDueInBulk(by: limit, into: &due, deadlines: &deadlines)
+            takeDueInBulk(by: limit, into: &due, deadlines: &deadlines, handOff: handOff)
         }
         while let (top, isPunctual) = earliest(), top.instant <= limit {
             if isPunctual { punctual.removeMin() } else { lenient.removeMin() }
@@ -281,7 +286,14 @@ struct CompactDeadlineQueue: ~Copyable {
     ///
     /// Allocates two arrays of the due count, given back at the end (a mass expiry is rare; an idle queue keeps no
     /// memory for it).
-    private mutating func takeDueInBulk(by limit: Int64, into due: inout [(UInt64, Work)], deadlines: inout [Int64]) {
+    ///
+    /// `handOff`, when given, receives each punctual key's work that targets a default-delivery timer
+    /// (``ScheduledTargetReference/pooledTimer(_:)``) as soon as it is released, instead of `due`: the driver hands it to
+    /// the delivery pool while the rest is still taken (see ``ClockDriver``'s wake). It runs under the caller's lock.
+    private mutating func takeDueInBulk(
+        by limit: Int64, into due: inout [(UInt64, Work)], deadlines: inout [Int64],
+        handOff: ((consuming Work) -> Void)?
+    ) {
         var keys: [Key] = []
         punctual.collectLive(dueBy: limit, sequences, into: &keys)
         guard keys.count * 16 >= punctual.count else { return }
@@ -295,7 +307,20 @@ struct CompactDeadlineQueue: ~Copyable {
                 take(top, into: &due, deadlines: &deadlines)
             }
             // Its heap copy is dead from here on (the release clears the slot's sequence number).
-            take(key, into: &due, deadlines: &deadlines)
+            if let handOff {
+                let slot = Int(key.slot)
+                let id = rows[slot].id
+                let work = release(slot)
+                // Matched with no binding: the timer is not read here.
+                if case .target(.pooledTimer, _) = work {
+                    handOff(work)
+                } else {
+                    due.append((id, work))
+                    deadlines.append(key.instant)
+                }
+            } else {
+                take(key, into: &due, deadlines: &deadlines)
+            }
         }
         punctual.removeDead(sequences)
     }

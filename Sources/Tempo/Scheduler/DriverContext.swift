@@ -202,8 +202,32 @@ final class DriverContext: @unchecked Sendable {
         if batch.count == Self.flushCount { flush(to: .shared) }
     }
 
-    /// The clock's reading of the wake running now (set by ``runDue(now:)``), for the batches it gathers.
-    private var wakeNow = TimerInstant(offset: .zero)
+    /// The clock's reading of the wake running now (set by the wake before it takes due work, and by
+    /// ``runDue(now:)``), for the batches it gathers.
+    var wakeNow = TimerInstant(offset: .zero)
+
+    /// Whether a batch handed to the pool under a shard's lock left the pool's check for stuck workers to be armed
+    /// (see ``handOff(_:)``); the wake arms it once it let go of the lock.
+    var stuckCheckPending = false
+
+    /// Whether the thread holds a shard's lock (``handOff(_:)`` runs there): a full batch is handed to the pool without
+    /// arming its check for stuck workers, which schedules on ``SystemScheduler`` and would take a shard's lock.
+    private var holdsShardLock = false
+
+    /// Takes a mass expiry's due default-delivery timer from its shard's queue as the queue releases it (under the
+    /// shard's lock, ``CompactDeadlineQueue/popDue(now:into:deadlines:handOff:)``) into this wake's batch, which goes to
+    /// the pool every ``flushCount`` members: pool workers start on the first timers while this thread still takes the
+    /// rest, instead of after the last. Set ``wakeNow`` first.
+    func handOff(_ work: consuming CompactDeadlineQueue.Work) {
+        // Its address only, for the takers' prefetch, in a scope that ends before the work is moved.
+        var address: UnsafeRawPointer?
+        if case .target(.pooledTimer(let timer), _) = work {
+            address = UnsafeRawPointer(Unmanaged.passUnretained(timer).toOpaque())
+        }
+        holdsShardLock = true
+        gather(.due(consume work), address: address)
+        holdsShardLock = false
+    }
 
     /// Hands the gathered batch to `pool` as a batch of its own, waking or starting one worker for it (a worker that
     /// finds it exhausted takes it out of the ring); when none is free, the pool's check for stuck workers is armed, as
@@ -214,7 +238,7 @@ final class DriverContext: @unchecked Sendable {
         gathering = nil
         // The pool and its workers own it from here: the context will not refill it.
         if full === batch { batch = nil }
-        pool.submit(batch: full, helpers: 1)
+        if pool.submit(batch: full, helpers: 1, armsCheck: !holdsShardLock) { stuckCheckPending = true }
     }
 
     /// The lanes taken after the first and not handed to the pool yet, in order (for tests).

@@ -146,7 +146,7 @@ final class DeliveryPool: Sendable {
         }
         if wake { wakeups.signal() }
         if let start { launch(worker: start) }
-        if check { scheduleStuckCheck() }
+        if check { armStuckCheck() }
     }
 
     /// Queues `lanes` in order, under one lock, and wakes (or starts) at most one worker per lane: what a driver
@@ -177,7 +177,7 @@ final class DeliveryPool: Sendable {
         }
         for _ in 0..<wake { wakeups.signal() }
         for index in starts { launch(worker: index) }
-        if check { scheduleStuckCheck() }
+        if check { armStuckCheck() }
     }
 
     /// Queues `batch`, which the calling thread runs too, and wakes (or starts) up to `helpers` workers to join it.
@@ -186,7 +186,11 @@ final class DeliveryPool: Sendable {
     /// ``serveWaiting()`` brings a worker (the clock's other driver thread calls it when it takes over waiting).
     /// A caller that runs the batch calls ``finish(_:)`` once it ran out of lanes to take; a batch nobody finishes is
     /// taken out of the ring by the worker that finds it exhausted.
-    func submit(batch: LaneBatch, helpers: Int) {
+    ///
+    /// - Returns: Whether the check for stuck workers is to be armed and `armsCheck` was `false` (a caller that holds
+    ///   a scheduler's lock arms it with ``armStuckCheck()`` once it let go: arming schedules on ``SystemScheduler``).
+    @discardableResult
+    func submit(batch: LaneBatch, helpers: Int, armsCheck: Bool = true) -> Bool {
         let (wake, starts, check) = state.withLock { state -> (Int, Range<Int>, Bool) in
             append(.batch(batch), to: &state)
             batch.inRing = true
@@ -205,7 +209,8 @@ final class DeliveryPool: Sendable {
         }
         for _ in 0..<wake { wakeups.signal() }
         for index in starts { launch(worker: index) }
-        if check { scheduleStuckCheck() }
+        if check && armsCheck { armStuckCheck() }
+        return check && !armsCheck
     }
 
     /// Takes `batch` out of the ring if no worker did yet: its submitter ran out of lanes to take. Workers that joined
@@ -253,7 +258,7 @@ final class DeliveryPool: Sendable {
         }
         if wake { wakeups.signal() }
         if let start { launch(worker: start) }
-        if check { scheduleStuckCheck() }
+        if check { armStuckCheck() }
     }
 
     /// Starts the workers not started yet, up to the pool's size; they wait for deliveries.
@@ -284,7 +289,8 @@ final class DeliveryPool: Sendable {
     /// Arms the check for stuck workers, a quarter of ``stuckAfter`` ahead: a worker's progress is seen only at the
     /// checks, so a worker that blocks is found stuck between 1 and 1.5 ``stuckAfter`` after it blocked. Allocates (a
     /// closure), but only while mailboxes wait for a busy pool.
-    private func scheduleStuckCheck() {
+    /// ``submit(batch:helpers:armsCheck:)`` leaves it to a caller that holds a scheduler's lock.
+    func armStuckCheck() {
         let scheduler = SystemScheduler.shared
         let deadline = scheduler.now(.monotonic) + Self.stuckAfter / 4
         _ = scheduler.schedule(at: deadline, leeway: .milliseconds(5), clock: .monotonic) { [self] in
@@ -319,7 +325,7 @@ final class DeliveryPool: Sendable {
             return (start, true)
         }
         if let start { launch(worker: start) }
-        if again { scheduleStuckCheck() }
+        if again { armStuckCheck() }
     }
 
     /// Puts `entry` at the ring's tail, growing the ring when it is full.

@@ -156,7 +156,8 @@ extension TempoTimer {
                 guard let now = reading ?? (machine.hasDeliveries ? nil : .zero) else { return (nil, nil, actions) }
                 let step = machine.nextStep(now: now, target: target)
                 guard case .tick = step else { return (step, nil, actions) }
-                claimsInFlight.add(1, ordering: .relaxed)
+                // A store, not an add: only the timer's one running drain writes the count (see `claimsInFlight`).
+                claimsInFlight.store(1, ordering: .relaxed)
                 return (step, machine.tickHandlers, actions)
             }
             delivered = false
@@ -177,7 +178,7 @@ extension TempoTimer {
                 target = isAlive() ? .alive : .gone
                 reading = now()
             case .tick(let tick):
-                claimsInFlight.subtract(1, ordering: .releasing)
+                claimsInFlight.store(0, ordering: .releasing)
                 // Always there with a tick (copied in the same critical section).
                 guard let handlers = consume handlers else {
                     preconditionFailure("a tick step came without its handlers")

@@ -54,7 +54,8 @@ public final class TempoTimer: Sendable {
     /// Ticks claimed from the mailbox whose handlers have not been called yet. ``cancel()`` waits for this
     /// to reach zero, which takes a few instructions (no user code runs in between), so that a run that
     /// was claimed before the cancel has begun before `cancel()` returns. One byte: a claim is only made by the
-    /// drain loop, and the mailbox has at most one drain running, so the value is 0 or 1.
+    /// drain loop, and the mailbox has at most one drain running, so the value is 0 or 1, and that drain sets and clears
+    /// it with plain stores (drains of one timer follow one another through its lock), no read-modify-write.
     let claimsInFlight = Atomic<Int8>(0)
 
     /// Creates a timer from a configuration (inside the package: the public form takes a ``TimerSchedule``).

@@ -54,6 +54,58 @@ import Testing
         withExtendedLifetime(timers) {}
     }
 
+    /// A mass expiry large enough for the queue's bulk path (``CompactDeadlineQueue/bulkMinimum``), armed from one
+    /// thread (one shard): its default-delivery timers go to the pool while the driver still takes the rest under the
+    /// shard's lock. One-shots that keep the pool busy (so that batches wait for a worker and the pool's check for
+    /// stuck workers is left to the wake), repeating timers that re-arm on that shard while it is being taken, and
+    /// `.immediate` timers, which the driver thread runs after the take, each run as often as they should, and the
+    /// repeating ones never overlap their own handlers.
+    @Test(.timeLimit(.minutes(1))) func aMassExpiryTakenInBulkRunsEveryTimerAsOftenAsItShould() throws {
+        let oneShots = 2 * CompactDeadlineQueue.bulkMinimum
+        let repeating = DriverContext.flushCount
+        let immediate = 64
+        let count = oneShots + repeating + immediate
+        let scheduler = SystemScheduler.shared
+        let first = scheduler.now(.monotonic) + .milliseconds(400)
+        let marks = (0..<count).map { _ in Busy() }
+        let overlaps = Atomic<Int>(0)
+        let finished = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        var timers: [TempoTimer] = []
+        for index in 0..<count {
+            let schedule: TimerSchedule
+            switch index {
+            case ..<oneShots: schedule = .at(.monotonic(first))
+            case ..<(oneShots + repeating):
+                schedule = .every(.milliseconds(2), repeats: .times(3), first: .at(.monotonic(first)))
+            default: schedule = .at(.monotonic(first), delivery: .immediate)
+            }
+            let timer = try TempoTimer(schedule) { _ in
+                let mark = marks[index]
+                if mark.running.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
+                mark.runs.add(1, ordering: .relaxed)
+                if index < oneShots {
+                    let until = scheduler.now(.monotonic) + .microseconds(10)
+                    while scheduler.now(.monotonic) < until {}
+                }
+                mark.running.store(false, ordering: .releasing)
+            }
+            timer.onStateChange { state in
+                if state == .finished, finished.wrappingAdd(1, ordering: .relaxed).newValue == count { done.signal() }
+            }
+            timers.append(timer.start())
+        }
+        #expect(scheduler.now(.monotonic) < first, "every timer was armed before the deadline")
+        #expect(done.wait(timeout: .now() + 30) == .success, "every timer finished")
+        #expect(overlaps.load(ordering: .relaxed) == 0)
+        #expect(marks[..<oneShots].allSatisfy { $0.runs.load(ordering: .relaxed) == 1 }, "each one-shot ran once")
+        #expect(marks[(oneShots + repeating)...].allSatisfy { $0.runs.load(ordering: .relaxed) == 1 })
+        // A loaded machine may fold late ticks into one (the late-tick policy): at least one run, at most three.
+        let repeatingRuns = marks[oneShots..<(oneShots + repeating)].map { $0.runs.load(ordering: .relaxed) }
+        #expect(repeatingRuns.allSatisfy { (1...3).contains($0) })
+        #expect(timers.allSatisfy { $0.hasEnded })
+    }
+
     /// Starts `count` default-delivery timers of `schedule`, timer `index` calling `handler(index, tick)`, and waits (at
     /// most 30 s, for a loaded machine) until every one has finished: its state handler, which runs after the tick's
     /// handlers in the same drain, saw `.finished`. Returns the timers and whether all finished in time.
