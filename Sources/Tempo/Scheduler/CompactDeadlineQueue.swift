@@ -301,28 +301,42 @@ struct CompactDeadlineQueue: ~Copyable {
         if !keys.isSortedByPrecedence { keys.sort { $0.precedes($1) } }
         due.reserveCapacity(due.count + keys.count)
         deadlines.reserveCapacity(deadlines.count + keys.count)
-        for key in keys {
-            while let top = Self.liveTop(&lenient, sequences), top.instant <= limit, top.precedes(key) {
-                lenient.removeMin()
-                take(top, into: &due, deadlines: &deadlines)
-            }
-            // Its heap copy is dead from here on (the release clears the slot's sequence number).
-            if let handOff {
-                let slot = Int(key.slot)
-                let id = rows[slot].id
-                let work = release(slot)
-                // Matched with no binding: the timer is not read here.
-                if case .target(.pooledTimer, _) = work {
-                    handOff(work)
-                } else {
-                    due.append((id, work))
-                    deadlines.append(key.instant)
-                }
-            } else {
+        // Bound once, outside the loop: binding the optional closure per key copied its context (a retain and a
+        // release per key).
+        guard let handOff else {
+            for key in keys {
+                takeLenient(before: key, by: limit, into: &due, deadlines: &deadlines)
+                // Its heap copy is dead from here on (the release clears the slot's sequence number).
                 take(key, into: &due, deadlines: &deadlines)
+            }
+            punctual.removeDead(sequences)
+            return
+        }
+        for key in keys {
+            takeLenient(before: key, by: limit, into: &due, deadlines: &deadlines)
+            let slot = Int(key.slot)
+            let id = rows[slot].id
+            let work = release(slot)
+            // Matched with no binding: the timer is not read here.
+            if case .target(.pooledTimer, _) = work {
+                handOff(work)
+            } else {
+                due.append((id, work))
+                deadlines.append(key.instant)
             }
         }
         punctual.removeDead(sequences)
+    }
+
+    /// Takes the lenient heap's live keys due by `limit` that come before `key`, in order (a bulk take puts them
+    /// between the punctual keys, as the pop loop would).
+    private mutating func takeLenient(
+        before key: Key, by limit: Int64, into due: inout [(UInt64, Work)], deadlines: inout [Int64]
+    ) {
+        while let top = Self.liveTop(&lenient, sequences), top.instant <= limit, top.precedes(key) {
+            lenient.removeMin()
+            take(top, into: &due, deadlines: &deadlines)
+        }
     }
 
     /// Drops every dead key and restores the heap order.

@@ -179,27 +179,34 @@ final class DriverContext: @unchecked Sendable {
     /// it holds ``flushCount`` members.
     @inline(__always)
     private func gather(_ member: consuming LaneBatch.Member, address: UnsafeRawPointer? = nil) {
-        let batch: LaneBatch
-        if let current = gathering {
-            batch = current
-        } else {
-            if let reusable = self.batch, reusable.isReusable {
-                reusable.reset()
-                batch = reusable
-            } else {
-                // The last batch still has a worker in it (finishing its last member): leave it to that worker.
-                batch = LaneBatch()
-                self.batch = batch
-            }
-            batch.now = wakeNow
-            gathering = batch
-            if let first = mailbox {
-                mailbox = nil
-                batch.append(.lane(first))
-            }
+        if gathering == nil { startGathering() }
+        // `gathering` holds the batch for the call: no retain and release of it per member.
+        var pending = Optional(member)
+        let full = Unmanaged.passUnretained(gathering.unsafelyUnwrapped)._withUnsafeGuaranteedRef { batch in
+            batch.append(pending.take().unsafelyUnwrapped, address: address)
+            return batch.count == Self.flushCount
         }
-        batch.append(member, address: address)
-        if batch.count == Self.flushCount { flush(to: .shared) }
+        if full { flush(to: .shared) }
+    }
+
+    /// Makes ``gathering`` a batch, empty but for the lone mailbox taken before, if one was: the last wake's batch if
+    /// no pool worker runs it any more, else a new one.
+    private func startGathering() {
+        let batch: LaneBatch
+        if let reusable = self.batch, reusable.isReusable {
+            reusable.reset()
+            batch = reusable
+        } else {
+            // The last batch still has a worker in it (finishing its last member): leave it to that worker.
+            batch = LaneBatch()
+            self.batch = batch
+        }
+        batch.now = wakeNow
+        gathering = batch
+        if let first = mailbox {
+            mailbox = nil
+            batch.append(.lane(first))
+        }
     }
 
     /// The clock's reading of the wake running now (set by the wake before it takes due work, and by

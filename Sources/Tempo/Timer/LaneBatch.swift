@@ -90,6 +90,7 @@ final class LaneBatch: @unchecked Sendable {
 
     /// Appends `member` (moved in: no reference count is touched); `address` is a due member's timer object
     /// (see ``addresses``). Allocates only to grow past the most members of one batch so far.
+    @inline(__always)
     func append(_ member: consuming Member, address: UnsafeRawPointer? = nil) {
         if count == capacity { grow() }
         // The slot holds `nil` (never filled, or taken): nothing to destroy, so the member is moved in over it.
