@@ -103,6 +103,9 @@ import Testing
         // A loaded machine may fold late ticks into one (the late-tick policy): at least one run, at most three.
         let repeatingRuns = marks[oneShots..<(oneShots + repeating)].map { $0.runs.load(ordering: .relaxed) }
         #expect(repeatingRuns.allSatisfy { (1...3).contains($0) })
+        // A state handler runs in its drain just before the drain's last step: a timer has ended a moment later.
+        let limit = scheduler.now(.monotonic) + .seconds(10)
+        while !timers.allSatisfy({ $0.hasEnded }) && scheduler.now(.monotonic) < limit { PlatformThread.yield() }
         #expect(timers.allSatisfy { $0.hasEnded })
     }
 
