@@ -21,7 +21,8 @@ import Darwin
 /// A mass expiry (a wake with ``flushCount`` or more due actions) goes further: the default-delivery timers among the
 /// due actions are not run here at all but gathered whole into the same batches (``LaneBatch/Member/due(_:)``), and
 /// whoever takes one runs its transition and its drain; the driver thread only sorts the wake's due work
-/// (``runDue(now:)``).
+/// (``runDue(now:)``). When the queue takes the mass expiry in bulk, it hands each such timer over as it releases it
+/// (``handOff(_:)``), so that pool workers start on the first batches while the driver thread still takes the rest.
 ///
 /// Each driver thread owns one context, found through a thread-specific key; only that thread touches it.
 final class DriverContext: @unchecked Sendable {
