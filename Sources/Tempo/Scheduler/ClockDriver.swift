@@ -147,23 +147,32 @@ final class ClockDriver: Sendable {
     ///
     /// - Parameter now: The monotonic clock's reading in nanoseconds, when the caller read it just before (and before
     ///   taking any lock it holds now), to serve as the stamp instead of a second reading; `nil` reads the clock.
+    ///
+    /// `target` is moved into the queue (the queue's row keeps the reference the caller made, with no retain and
+    /// release of its own on the way: one arm of a timer costs one reference count of it).
     func schedule(
-        at deadline: TimerInstant, leeway: Duration, target: ScheduledTargetReference, now: Int64? = nil
+        at deadline: TimerInstant, leeway: Duration, target: consuming ScheduledTargetReference, now: Int64? = nil
     ) -> ScheduledAction {
-        insert(deadline: deadline, leeway: leeway, now: now) { id in .target(target, id: id) }
+        // The queue records a target's action under the id it hands out (a target's work carries no id of its own
+        // into the queue), so the work is made here, before the id exists.
+        insert(deadline: deadline, leeway: leeway, now: now, work: .target(target, id: 0))
     }
 
     /// Schedules `work`.
-    func schedule(at deadline: TimerInstant, leeway: Duration, work: CompactDeadlineQueue.Work) -> ScheduledAction {
-        insert(deadline: deadline, leeway: leeway) { _ in work }
+    func schedule(
+        at deadline: TimerInstant, leeway: Duration, work: consuming CompactDeadlineQueue.Work
+    ) -> ScheduledAction {
+        insert(deadline: deadline, leeway: leeway, work: work)
     }
 
     private func insert(
         deadline: TimerInstant,
         leeway: Duration,
         now: Int64? = nil,
-        _ work: (UInt64) -> CompactDeadlineQueue.Work
+        work: consuming CompactDeadlineQueue.Work
     ) -> ScheduledAction {
+        // Moved into the shard's critical section through an optional (a closure cannot consume what it captures).
+        var pending = Optional(work)
         let index = ThreadOrdinal.current & shardMask
         let bit = 1 << index
         var used = usedShards.load(ordering: .acquiring)
@@ -183,7 +192,8 @@ final class ClockDriver: Sendable {
                 // 56 bits of stamp, never 0: an id of 0 marks a free row of the queue.
                 let bits = UInt64(truncatingIfNeeded: stamp) & (1 << 56 - 1)
                 let id = max(bits, 1) << 8 | UInt64(index << 2 | clock.index)
-                let slot = state.queue.insert(id: id, deadline: deadline, leeway: leeway, work: work(id))
+                let slot = state.queue.insert(
+                    id: id, deadline: deadline, leeway: leeway, work: pending.take().unsafelyUnwrapped)
                 let wake = state.queue.wakeNanoseconds() ?? .max
                 if wake < shard.earliest.load(ordering: .relaxed) {
                     shard.earliest.store(wake, ordering: .sequentiallyConsistent)
