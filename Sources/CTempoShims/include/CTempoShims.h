@@ -3,24 +3,44 @@
 
 #include <stdint.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <stdatomic.h>
+
+/// Whether the processor has PREFETCHW (CPUID 0x80000001, ECX bit 8), read once and kept (a relaxed atomic: threads
+/// that race to read it first store the same answer).
+static inline int ctempo_has_prefetchw(void) {
+    static _Atomic int known = -1;
+    int value = atomic_load_explicit(&known, memory_order_relaxed);
+    if (value < 0) {
+        unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+        value = __get_cpuid(0x80000001u, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 8)) ? 1 : 0;
+        atomic_store_explicit(&known, value, memory_order_relaxed);
+    }
+    return value;
+}
+#endif
+
 /// Asks the processor to load the four cache lines from `address` on (an object of up to 256 bytes) for writing, all at
 /// once, so that their misses overlap instead of coming one after another as the code reaches each line. A hint: it
 /// never faults and changes nothing a program can observe.
 ///
-/// On x86-64 it issues PREFETCHW, which takes the lines in the exclusive state: the plain `prefetcht0` that the
-/// baseline target emits for a write hint takes them shared, and the first store then waits for the other cores'
-/// copies to be invalidated (a timer is armed on one thread and fired on another). Processors without PREFETCHW
-/// execute its encoding as a no-op.
+/// On an x86-64 processor that has PREFETCHW it issues that, which takes the lines in the exclusive state: the
+/// `prefetcht0` that the baseline target emits for a write hint takes them shared, and the first store then waits for
+/// the other cores' copies to be invalidated (a timer is armed on one thread and fired on another). Elsewhere it is
+/// the compiler's prefetch for writing.
 static inline void ctempo_prefetch_object(const void *address) {
     const char *bytes = (const char *)address;
 #if defined(__x86_64__)
-    __asm__ volatile("prefetchw (%0)\n\tprefetchw 64(%0)\n\tprefetchw 128(%0)\n\tprefetchw 192(%0)" : : "r"(bytes));
-#else
+    if (ctempo_has_prefetchw()) {
+        __asm__ volatile("prefetchw (%0)\n\tprefetchw 64(%0)\n\tprefetchw 128(%0)\n\tprefetchw 192(%0)" : : "r"(bytes));
+        return;
+    }
+#endif
     __builtin_prefetch(bytes, 1, 3);
     __builtin_prefetch(bytes + 64, 1, 3);
     __builtin_prefetch(bytes + 128, 1, 3);
     __builtin_prefetch(bytes + 192, 1, 3);
-#endif
 }
 
 #ifdef __linux__
