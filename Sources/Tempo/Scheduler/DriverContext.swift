@@ -62,7 +62,6 @@ final class DriverContext: @unchecked Sendable {
     /// together at the end, after pool workers have taken the timers over (mass expiry). Leaves ``due`` empty, with
     /// its capacity kept.
     func runDue(now: TimerInstant) {
-        wakeNow = now
         var list: [(UInt64, CompactDeadlineQueue.Work)] = []
         // A local array: no exclusivity check of the class's property per action.
         swap(&list, &due)
@@ -77,14 +76,9 @@ final class DriverContext: @unchecked Sendable {
                 let (_, work) = (base + index).move()
                 // A closure with no context in the moved-out place: destroying it later costs no reference count.
                 (base + index).initialize(to: (0, .action(Self.nothing)))
-                // A due default-delivery timer is moved whole into the batch with its address (for the takers'
-                // prefetch), which is read in a scope of its own that ends before the move: the binding only borrows,
-                // so no reference count of the timer is touched here (a cache miss per timer on this thread).
-                var address: UnsafeRawPointer?
-                if toPool, case .target(.pooledTimer(let timer), _) = work {
-                    address = UnsafeRawPointer(Unmanaged.passUnretained(timer).toOpaque())
-                }
-                if let address {
+                // A due default-delivery timer is moved whole into the batch, with its address for the takers'
+                // prefetch: no reference count of the timer is touched here (a cache miss per timer on this thread).
+                if toPool, let address = work.pooledTimerAddress {
                     gather(.due(consume work), address: address)
                 } else {
                     work.run(now: now)
@@ -178,8 +172,14 @@ final class DriverContext: @unchecked Sendable {
 
     /// Adds `member` to this wake's batch (after the lone mailbox, if one was taken), handing the batch to the pool once
     /// it holds ``flushCount`` members.
+    ///
+    /// - Parameter underShardLock: Whether the calling thread holds a shard's lock (``handOff(_:)``): a full batch is
+    ///   then handed to the pool without arming its check for stuck workers, which schedules on ``SystemScheduler``
+    ///   and would take a shard's lock; the wake arms it after letting go (``stuckCheckPending``).
     @inline(__always)
-    private func gather(_ member: consuming LaneBatch.Member, address: UnsafeRawPointer? = nil) {
+    private func gather(
+        _ member: consuming LaneBatch.Member, address: UnsafeRawPointer? = nil, underShardLock: Bool = false
+    ) {
         if gathering == nil { startGathering() }
         // `gathering` holds the batch for the call: no retain and release of it per member.
         var pending = Optional(member)
@@ -187,7 +187,7 @@ final class DriverContext: @unchecked Sendable {
             batch.append(pending.take().unsafelyUnwrapped, address: address)
             return batch.count == Self.flushCount
         }
-        if full { flush(to: .shared) }
+        if full { flush(to: .shared, armsCheck: !underShardLock) }
     }
 
     /// Makes ``gathering`` a batch, empty but for the lone mailbox taken before, if one was: the last wake's batch if
@@ -210,43 +210,34 @@ final class DriverContext: @unchecked Sendable {
         }
     }
 
-    /// The clock's reading of the wake running now (set by the wake before it takes due work, and by
-    /// ``runDue(now:)``), for the batches it gathers.
+    /// The clock's reading of the wake running now (set by the wake before it takes due work), for the batches it
+    /// gathers.
     var wakeNow = TimerInstant(offset: .zero)
 
     /// Whether a batch handed to the pool under a shard's lock left the pool's check for stuck workers to be armed
     /// (see ``handOff(_:)``); the wake arms it once it let go of the lock.
     var stuckCheckPending = false
 
-    /// Whether the thread holds a shard's lock (``handOff(_:)`` runs there): a full batch is handed to the pool without
-    /// arming its check for stuck workers, which schedules on ``SystemScheduler`` and would take a shard's lock.
-    private var holdsShardLock = false
-
     /// Takes a mass expiry's due default-delivery timer from its shard's queue as the queue releases it (under the
     /// shard's lock, ``CompactDeadlineQueue/popDue(now:into:deadlines:handOff:)``) into this wake's batch, which goes to
     /// the pool every ``flushCount`` members: pool workers start on the first timers while this thread still takes the
     /// rest, instead of after the last. Set ``wakeNow`` first.
     func handOff(_ work: consuming CompactDeadlineQueue.Work) {
-        // Its address only, for the takers' prefetch, in a scope that ends before the work is moved.
-        var address: UnsafeRawPointer?
-        if case .target(.pooledTimer(let timer), _) = work {
-            address = UnsafeRawPointer(Unmanaged.passUnretained(timer).toOpaque())
-        }
-        holdsShardLock = true
-        gather(.due(consume work), address: address)
-        holdsShardLock = false
+        let address = work.pooledTimerAddress
+        gather(.due(consume work), address: address, underShardLock: true)
     }
 
     /// Hands the gathered batch to `pool` as a batch of its own, waking or starting one worker for it (a worker that
     /// finds it exhausted takes it out of the ring); when none is free, the pool's check for stuck workers is armed, as
     /// for any lane that waits. The next member starts a new batch: a batch is allocated per ``flushCount`` members,
-    /// only when more than that many are due in one wake.
-    func flush(to pool: DeliveryPool) {
+    /// only when more than that many are due in one wake. With `armsCheck` `false` (under a shard's lock), the check is
+    /// left to ``stuckCheckPending``.
+    func flush(to pool: DeliveryPool, armsCheck: Bool = true) {
         guard let full = gathering else { return }
         gathering = nil
         // The pool and its workers own it from here: the context will not refill it.
         if full === batch { batch = nil }
-        if pool.submit(batch: full, helpers: 1, armsCheck: !holdsShardLock) { stuckCheckPending = true }
+        if pool.submit(batch: full, helpers: 1, armsCheck: armsCheck) { stuckCheckPending = true }
     }
 
     /// The lanes taken after the first and not handed to the pool yet, in order (for tests).
@@ -275,5 +266,14 @@ final class DriverContext: @unchecked Sendable {
         if !standsBy() { pool.serveWaiting() }
         batch.run()
         pool.finish(batch)
+    }
+}
+
+extension CompactDeadlineQueue.Work {
+    /// The object address of the default-delivery timer this work wakes (``ScheduledTargetReference/pooledTimer(_:)``),
+    /// for a prefetch; `nil` for any other work. Read from a borrowed work: no reference count of the timer.
+    var pooledTimerAddress: UnsafeRawPointer? {
+        guard case .target(.pooledTimer(let timer), _) = self else { return nil }
+        return UnsafeRawPointer(Unmanaged.passUnretained(timer).toOpaque())
     }
 }

@@ -78,9 +78,6 @@ private final class TempoChain: Sendable {
     /// Cancels the armed timer and lets go of it: its handler holds the chain, so a chain that kept its last timer
     /// would keep itself (and the recorder) alive through it.
     func stop() {
-        current.withLock { current in
-            defer { current = nil }
-            return current
-        }?.cancel()
+        current.withLock { $0.take() }?.cancel()
     }
 }

@@ -21,10 +21,13 @@ import Testing
         let scheduler = SystemScheduler.shared
         let deadline = scheduler.now(.monotonic) + .milliseconds(300)
         let marks = (0..<count).map { _ in Busy() }
-        let (timers, ended) = try runUntilAllFinish(count, .at(.monotonic(deadline))) { index, _ in
-            marks[index].runs.add(1, ordering: .relaxed)
-        }
-        #expect(ended, "every timer finished")
+        let armed = try arm(
+            count, schedule: { _ in .at(.monotonic(deadline)) },
+            handler: { index, _ in
+                marks[index].runs.add(1, ordering: .relaxed)
+            })
+        let timers = armed.timers
+        #expect(armed.allFinish(), "every timer finished")
         #expect(marks.allSatisfy { $0.runs.load(ordering: .relaxed) == 1 })
         #expect(timers.allSatisfy { $0.fireCount == 1 })
     }
@@ -39,19 +42,20 @@ import Testing
         let overlaps = Atomic<Int>(0)
         let outOfOrder = Atomic<Int>(0)
         let schedule = TimerSchedule.every(.milliseconds(2), repeats: .times(5), first: .at(.monotonic(first)))
-        let (timers, ended) = try runUntilAllFinish(count, schedule) { index, tick in
-            let mark = marks[index]
-            if mark.running.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
-            // A loaded machine may fold late ticks into one (the late-tick policy): indices still only grow.
-            if tick.index <= mark.lastIndex.load(ordering: .relaxed) { outOfOrder.add(1, ordering: .relaxed) }
-            mark.lastIndex.store(tick.index, ordering: .relaxed)
-            mark.running.store(false, ordering: .releasing)
-        }
-        #expect(ended, "every timer finished")
+        let armed = try arm(
+            count, schedule: { _ in schedule },
+            handler: { index, tick in
+                let mark = marks[index]
+                if mark.running.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
+                // A loaded machine may fold late ticks into one (the late-tick policy): indices still only grow.
+                if tick.index <= mark.lastIndex.load(ordering: .relaxed) { outOfOrder.add(1, ordering: .relaxed) }
+                mark.lastIndex.store(tick.index, ordering: .relaxed)
+                mark.running.store(false, ordering: .releasing)
+            })
+        #expect(armed.allFinish(), "every timer finished")
         #expect(overlaps.load(ordering: .relaxed) == 0)
         #expect(outOfOrder.load(ordering: .relaxed) == 0)
         #expect(marks.allSatisfy { $0.lastIndex.load(ordering: .relaxed) == 5 }, "every timer reached its last tick")
-        withExtendedLifetime(timers) {}
     }
 
     /// A mass expiry large enough for the queue's bulk path (``CompactDeadlineQueue/bulkMinimum``), armed from one
@@ -69,34 +73,22 @@ import Testing
         let first = scheduler.now(.monotonic) + .milliseconds(400)
         let marks = (0..<count).map { _ in Busy() }
         let overlaps = Atomic<Int>(0)
-        let finished = Atomic<Int>(0)
-        let done = DispatchSemaphore(value: 0)
-        var timers: [TempoTimer] = []
-        for index in 0..<count {
-            let schedule: TimerSchedule
+        let schedule = { (index: Int) -> TimerSchedule in
             switch index {
-            case ..<oneShots: schedule = .at(.monotonic(first))
-            case ..<(oneShots + repeating):
-                schedule = .every(.milliseconds(2), repeats: .times(3), first: .at(.monotonic(first)))
-            default: schedule = .at(.monotonic(first), delivery: .immediate)
+            case ..<oneShots: .at(.monotonic(first))
+            case ..<(oneShots + repeating): .every(.milliseconds(2), repeats: .times(3), first: .at(.monotonic(first)))
+            default: .at(.monotonic(first), delivery: .immediate)
             }
-            let timer = try TempoTimer(schedule) { _ in
-                let mark = marks[index]
-                if mark.running.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
-                mark.runs.add(1, ordering: .relaxed)
-                if index < oneShots {
-                    let until = scheduler.now(.monotonic) + .microseconds(10)
-                    while scheduler.now(.monotonic) < until {}
-                }
-                mark.running.store(false, ordering: .releasing)
-            }
-            timer.onStateChange { state in
-                if state == .finished, finished.wrappingAdd(1, ordering: .relaxed).newValue == count { done.signal() }
-            }
-            timers.append(timer.start())
+        }
+        let armed = try arm(count, schedule: schedule) { index, _ in
+            let mark = marks[index]
+            if mark.running.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
+            mark.runs.add(1, ordering: .relaxed)
+            if index < oneShots { Self.spin(.microseconds(10)) }
+            mark.running.store(false, ordering: .releasing)
         }
         #expect(scheduler.now(.monotonic) < first, "every timer was armed before the deadline")
-        #expect(done.wait(timeout: .now() + 30) == .success, "every timer finished")
+        #expect(armed.allFinish(), "every timer finished")
         #expect(overlaps.load(ordering: .relaxed) == 0)
         #expect(marks[..<oneShots].allSatisfy { $0.runs.load(ordering: .relaxed) == 1 }, "each one-shot ran once")
         #expect(marks[(oneShots + repeating)...].allSatisfy { $0.runs.load(ordering: .relaxed) == 1 })
@@ -104,28 +96,49 @@ import Testing
         let repeatingRuns = marks[oneShots..<(oneShots + repeating)].map { $0.runs.load(ordering: .relaxed) }
         #expect(repeatingRuns.allSatisfy { (1...3).contains($0) })
         // A state handler runs in its drain just before the drain's last step: a timer has ended a moment later.
-        let limit = scheduler.now(.monotonic) + .seconds(10)
-        while !timers.allSatisfy({ $0.hasEnded }) && scheduler.now(.monotonic) < limit { PlatformThread.yield() }
-        #expect(timers.allSatisfy { $0.hasEnded })
+        #expect(Self.waitUntilAllEnded(armed.timers, within: .seconds(10)))
     }
 
-    /// Starts `count` default-delivery timers of `schedule`, timer `index` calling `handler(index, tick)`, and waits (at
-    /// most 30 s, for a loaded machine) until every one has finished: its state handler, which runs after the tick's
-    /// handlers in the same drain, saw `.finished`. Returns the timers and whether all finished in time.
-    private func runUntilAllFinish(
-        _ count: Int, _ schedule: TimerSchedule, handler: @escaping @Sendable (Int, TimerTick) -> Void
-    ) throws -> (timers: [TempoTimer], ended: Bool) {
+    /// Timers started by ``arm(_:schedule:handler:)``, and the wait for each to finish.
+    private struct Armed {
+        let timers: [TempoTimer]
+        let done: DispatchSemaphore
+
+        /// Waits (at most 30 s, for a loaded machine) until every timer has finished: its state handler, which runs
+        /// after the tick's handlers in the same drain, saw `.finished`.
+        func allFinish() -> Bool { done.wait(timeout: .now() + 30) == .success }
+    }
+
+    /// Starts `count` timers, timer `index` of `schedule(index)` and calling `handler(index, tick)`.
+    private func arm(
+        _ count: Int, schedule: (Int) -> TimerSchedule, handler: @escaping @Sendable (Int, TimerTick) -> Void
+    ) throws -> Armed {
         let finished = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
         var timers: [TempoTimer] = []
         for index in 0..<count {
-            let timer = try TempoTimer(schedule) { tick in handler(index, tick) }
+            let timer = try TempoTimer(schedule(index)) { tick in handler(index, tick) }
             timer.onStateChange { state in
                 if state == .finished, finished.wrappingAdd(1, ordering: .relaxed).newValue == count { done.signal() }
             }
             timers.append(timer.start())
         }
-        return (timers, done.wait(timeout: .now() + 30) == .success)
+        return Armed(timers: timers, done: done)
+    }
+
+    /// Waits until every timer has ended, or `limit` has passed (a loaded machine); returns whether all have.
+    private static func waitUntilAllEnded(_ timers: [TempoTimer], within limit: Duration) -> Bool {
+        let scheduler = SystemScheduler.shared
+        let end = scheduler.now(.monotonic) + limit
+        while !timers.allSatisfy({ $0.hasEnded }) && scheduler.now(.monotonic) < end { PlatformThread.yield() }
+        return timers.allSatisfy { $0.hasEnded }
+    }
+
+    /// Keeps the calling thread busy for `duration` (a handler's work, without sleeping).
+    private static func spin(_ duration: Duration) {
+        let scheduler = SystemScheduler.shared
+        let until = scheduler.now(.monotonic) + duration
+        while scheduler.now(.monotonic) < until {}
     }
 
     @Test(.timeLimit(.minutes(2))) func noRunBeginsAfterCancelReturnsDuringAMassExpiry() throws {
@@ -159,8 +172,7 @@ import Testing
                 runs.add(1, ordering: .relaxed)
                 if cancelled[index].running.load(ordering: .acquiring) { late.add(1, ordering: .relaxed) }
                 // The batch takes the pool about 10 ms or more, so that most cancels come while their timers wait in it.
-                let until = scheduler.now(.monotonic) + .microseconds(20)
-                while scheduler.now(.monotonic) < until {}
+                Self.spin(.microseconds(20))
             }.start()
         }
         while scheduler.now(.monotonic) < deadline {}
@@ -170,8 +182,7 @@ import Testing
         }
         // Every run still to come has come once every timer has ended (a cancelled one-shot with no delivery queued or
         // running); bounded for a loaded machine.
-        let limit = scheduler.now(.monotonic) + .seconds(20)
-        while !timers.allSatisfy({ $0.hasEnded }) && scheduler.now(.monotonic) < limit { PlatformThread.yield() }
-        return (late.load(ordering: .relaxed), runs.load(ordering: .relaxed), count, timers.allSatisfy { $0.hasEnded })
+        let ended = Self.waitUntilAllEnded(timers, within: .seconds(20))
+        return (late.load(ordering: .relaxed), runs.load(ordering: .relaxed), count, ended)
     }
 }
