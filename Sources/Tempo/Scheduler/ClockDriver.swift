@@ -153,26 +153,29 @@ final class ClockDriver: Sendable {
     func schedule(
         at deadline: TimerInstant, leeway: Duration, target: consuming ScheduledTargetReference, now: Int64? = nil
     ) -> ScheduledAction {
-        // The queue records a target's action under the id it hands out (a target's work carries no id of its own
-        // into the queue), so the work is made here, before the id exists.
-        insert(deadline: deadline, leeway: leeway, now: now, work: .target(target, id: 0))
+        // Moved into the shard's critical section through an optional (a closure cannot consume what it captures).
+        var pending = Optional(consume target)
+        return insert(deadline: deadline, now: now) { queue, id in
+            queue.insert(id: id, deadline: deadline, leeway: leeway, target: pending.take().unsafelyUnwrapped)
+        }
     }
 
     /// Schedules `work`.
     func schedule(
         at deadline: TimerInstant, leeway: Duration, work: consuming CompactDeadlineQueue.Work
     ) -> ScheduledAction {
-        insert(deadline: deadline, leeway: leeway, work: work)
+        var pending = Optional(work)
+        return insert(deadline: deadline, now: nil) { queue, id in
+            queue.insert(id: id, deadline: deadline, leeway: leeway, work: pending.take().unsafelyUnwrapped)
+        }
     }
 
+    /// Makes the id of an action due at `deadline` and runs `place` with it under its shard's lock, which puts the
+    /// action in the shard's queue and returns its slot; then arms the kernel timer if the action is the earliest.
+    @inline(__always)
     private func insert(
-        deadline: TimerInstant,
-        leeway: Duration,
-        now: Int64? = nil,
-        work: consuming CompactDeadlineQueue.Work
+        deadline: TimerInstant, now: Int64?, place: (inout CompactDeadlineQueue, UInt64) -> UInt32
     ) -> ScheduledAction {
-        // Moved into the shard's critical section through an optional (a closure cannot consume what it captures).
-        var pending = Optional(work)
         let index = ThreadOrdinal.current & shardMask
         let bit = 1 << index
         var used = usedShards.load(ordering: .acquiring)
@@ -192,8 +195,7 @@ final class ClockDriver: Sendable {
                 // 56 bits of stamp, never 0: an id of 0 marks a free row of the queue.
                 let bits = UInt64(truncatingIfNeeded: stamp) & (1 << 56 - 1)
                 let id = max(bits, 1) << 8 | UInt64(index << 2 | clock.index)
-                let slot = state.queue.insert(
-                    id: id, deadline: deadline, leeway: leeway, work: pending.take().unsafelyUnwrapped)
+                let slot = place(&state.queue, id)
                 let wake = state.queue.wakeNanoseconds() ?? .max
                 if wake < shard.earliest.load(ordering: .relaxed) {
                     shard.earliest.store(wake, ordering: .sequentiallyConsistent)

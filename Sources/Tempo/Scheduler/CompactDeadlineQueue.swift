@@ -106,6 +106,37 @@ struct CompactDeadlineQueue: ~Copyable {
     /// - Complexity: O(log n); no allocation once the table and heaps have grown to the peak count.
     @discardableResult
     mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: consuming Work) -> UInt32 {
+        switch consume work {
+        case .action(let action):
+            let (slot, sequence) = takeSlot(id: id)
+            rows[slot].id = id
+            actions[UInt32(slot)] = action
+            return enqueue(slot: slot, sequence: sequence, deadline: deadline, leeway: leeway)
+        case .target(let target, _):
+            return insert(id: id, deadline: deadline, leeway: leeway, target: target)
+        }
+    }
+
+    /// Adds a call of `target` due at `deadline`, to run by `deadline + leeway`; returns the slot that holds it.
+    ///
+    /// The arm path of every ``SystemScheduler`` timer: `target` is moved into its row with no reference count on the
+    /// way (binding a target out of a ``Work`` copies it and then destroys the work: a retain and a release per arm).
+    ///
+    /// - Complexity: O(log n); no allocation once the table and heaps have grown to the peak count.
+    @discardableResult
+    mutating func insert(
+        id: UInt64, deadline: TimerInstant, leeway: Duration, target: consuming ScheduledTargetReference
+    ) -> UInt32 {
+        let (slot, sequence) = takeSlot(id: id)
+        // A free row holds no target: the exchange moves `target` in with no release.
+        _ = rows.exchange(at: slot, with: Row(target: consume target, id: id))
+        return enqueue(slot: slot, sequence: sequence, deadline: deadline, leeway: leeway)
+    }
+
+    /// Takes the lowest free slot (or a new one) for the entry `id`, and the next sequence number, recorded for the
+    /// slot.
+    @inline(__always)
+    private mutating func takeSlot(id: UInt64) -> (slot: Int, sequence: UInt32) {
         precondition(id != 0, "CompactDeadlineQueue ids are nonzero")
         if nextSequence == .max { renumber() }
         let sequence = nextSequence
@@ -124,14 +155,12 @@ struct CompactDeadlineQueue: ~Copyable {
             }
         }
         sequences[slot] = sequence
-        switch consume work {
-        case .action(let action):
-            rows[slot].id = id
-            actions[UInt32(slot)] = action
-        case .target(let target, _):
-            // A free row holds no target: the exchange moves `target` in with no release.
-            _ = rows.exchange(at: slot, with: Row(target: target, id: id))
-        }
+        return (slot, sequence)
+    }
+
+    /// Counts the entry in `slot` live and pushes its keys: the deadline's, and with a leeway the latest instant's.
+    @inline(__always)
+    private mutating func enqueue(slot: Int, sequence: UInt32, deadline: TimerInstant, leeway: Duration) -> UInt32 {
         live += 1
         let key = Key(instant: deadline.nanosecondsRoundedUp, sequence: sequence, slot: UInt32(slot))
         if leeway == .zero {

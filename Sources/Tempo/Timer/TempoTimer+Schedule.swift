@@ -21,7 +21,7 @@ extension TempoTimer {
     ///   (``TempoError/Code/clockMismatch``); a main-actor handler with a delivery other than the main queue.
     public convenience init(
         _ schedule: TimerSchedule,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
+        scheduler: borrowing any TimerScheduler = SystemScheduler.shared,
         handler: TimerHandler? = nil
     ) throws(TempoError) {
         let delivery = try handler?.delivery(for: schedule) ?? schedule.delivery
@@ -52,14 +52,15 @@ extension TempoTimer {
     /// - Throws: ``TempoError`` as ``init(_:scheduler:handler:)`` does.
     public convenience init(
         _ schedule: TimerSchedule,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        _ body: @escaping @Sendable (TimerTick) -> Void
+        scheduler: borrowing any TimerScheduler = SystemScheduler.shared,
+        _ body: consuming @escaping @Sendable (TimerTick) -> Void
     ) throws(TempoError) {
         // `handler: .tick(body)` without the handler value: a plain closure keeps the schedule's delivery and has no
         // target, and building, copying and destroying the value cost three reference counts per timer created.
         let configuration = try schedule.configuration(delivery: schedule.delivery, scheduler: scheduler)
         try self.init(
-            configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: body, validated: true)
+            configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: consume body,
+            validated: true)
     }
 
     /// Creates an idle timer that calls `body` with itself and each tick: ``init(_:scheduler:handler:)`` with
@@ -72,7 +73,7 @@ extension TempoTimer {
     /// - Throws: ``TempoError`` as ``init(_:scheduler:handler:)`` does.
     public convenience init(
         _ schedule: TimerSchedule,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
+        scheduler: borrowing any TimerScheduler = SystemScheduler.shared,
         _ body: @escaping @Sendable (TempoTimer, TimerTick) -> Void
     ) throws(TempoError) {
         try self.init(schedule, scheduler: scheduler, handler: .timer(body))

@@ -73,7 +73,7 @@ public final class TempoTimer: Sendable {
         configuration: borrowing Configuration,
         scheduler: borrowing any TimerScheduler,
         targetIsAlive: (@Sendable () -> Bool)?,
-        handler: Handler?,
+        handler: consuming Handler?,
         validated: Bool = false
     ) throws(TempoError) {
         if !validated { try configuration.validate() }
@@ -96,7 +96,7 @@ public final class TempoTimer: Sendable {
             engine = .other(OtherScheduler(scheduler: scheduler.keptReference, clock: clock, queue: queue))
         }
         machine = TempoMutex(
-            TimerStateMachine(config: configuration, handler: handler, targetIsAlive: targetIsAlive))
+            TimerStateMachine(config: configuration, handler: consume handler, targetIsAlive: targetIsAlive))
     }
 
     /// `scheduler` as ``SystemScheduler`` when it is one (the class is final, so its type is compared exactly).

@@ -3,7 +3,7 @@ extension TimerSchedule {
     /// with ``PastDeadlinePolicy/throw``): the common path makes no closure that holds the scheduler and the schedule.
     @inline(__always)
     func configuration(
-        delivery: TimerDelivery, scheduler: any TimerScheduler
+        delivery: TimerDelivery, scheduler: borrowing any TimerScheduler
     ) throws(TempoError) -> TempoTimer.Configuration {
         if case .at(_, let ifPast) = kind, ifPast == .throw {
             let now = scheduler.now(clock)
