@@ -74,7 +74,9 @@ struct TimerMailbox {
                 extras.overflow.removeSubrange(0..<extras.overflowStart)
                 extras.overflowStart = 0
             }
-            extras.overflow.removeAll(where: isDropped)
+            // Only when there is something to look at: `removeAll(where:)` on the empty array (the common case, and
+            // every cancel of a timer whose extras exist) still went through `replaceSubrange`.
+            if !extras.overflow.isEmpty { extras.overflow.removeAll(where: isDropped) }
         }
         while let head = first, isDropped(head) {
             removeFirst()
