@@ -57,7 +57,9 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
             guard let first = expired.baseAddress else { return }
             let count = expirer.state.withLock { table -> Int in
                 var count = 0
-                for token in tokens {
+                var homes = WheelKeyHomes()
+                for (index, token) in tokens.enumerated() {
+                    table.prefetch(tokens.keyedPrefetchTokens(at: index), at: index, homes: &homes)
                     guard let slot = table.resolve(token) else { continue }
                     let deadline = table.row(slot).pointee.payload.deadline
                     if deadline > now {
@@ -65,7 +67,7 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
                         try? table.rearm(slot, .atNanoseconds(deadline), on: wheel)
                         continue
                     }
-                    let entry = table.remove(slot)
+                    let entry = table.remove(slot, home: homes[index])
                     (first + count).initialize(to: (entry.key, entry.payload.value))
                     count += 1
                 }

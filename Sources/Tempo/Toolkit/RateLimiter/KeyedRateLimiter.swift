@@ -57,12 +57,14 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
         let atEnd = now >= latest
         let scaledNow = gcra.scaled(now - origin)
         evictor.state.withLock { table in
-            for token in tokens {
+            var homes = WheelKeyHomes()
+            for (index, token) in tokens.enumerated() {
+                table.prefetch(tokens.keyedPrefetchTokens(at: index), at: index, homes: &homes)
                 guard let slot = table.resolve(token) else { continue }
                 let tat = table.row(slot).pointee.payload
                 // Full (equal to a new bucket) once its theoretical arrival time is not after now.
                 if tat <= scaledNow || atEnd {
-                    table.remove(slot)
+                    table.remove(slot, home: homes[index])
                     continue
                 }
                 // In range (clamped to the wheel's end), so it cannot throw.

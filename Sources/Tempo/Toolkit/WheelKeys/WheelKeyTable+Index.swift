@@ -71,11 +71,12 @@ extension WheelKeyTable {
         }
     }
 
-    /// Removes `slot`, the row of `key`, from the index, shifting the rest of its cluster back.
+    /// Removes `slot`, the row of `key`, from the index, shifting the rest of its cluster back; `keyHome` is the key's
+    /// home bucket when the caller knows it (-1: hashed here).
     @inlinable
-    mutating func unindex(_ key: Key, slot: UInt32) {
+    mutating func unindex(_ key: Key, slot: UInt32, home keyHome: Int = -1) {
         let rowMask = rowMask
-        var hole = home(key)
+        var hole = keyHome >= 0 ? keyHome : home(key)
         while buckets[hole] & rowMask != slot { hole = (hole + 1) & bucketMask }
         var next = hole
         while true {

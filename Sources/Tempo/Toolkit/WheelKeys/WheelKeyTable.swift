@@ -1,3 +1,4 @@
+import CTempoShims
 import TempoLocks
 
 /// Keys with one wheel timer each: the shared store of ``ExpiringDictionary``, ``DelayQueue`` and
@@ -138,6 +139,48 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
         return slot
     }
 
+    /// Starts fetching what removing the keys of a batch of firing tokens reads, in three stages, for the tokens of
+    /// ``Swift/UnsafeBufferPointer/keyedPrefetchTokens(at:)`` while the token at `index` is handled: the row of
+    /// `rowToken`; the index bucket of the live row of `bucketToken` (fetched a stage earlier); and the keys of the rows
+    /// that follow the live row of `clusterToken` in its cluster (its bucket fetched a stage earlier), which removing
+    /// that key reads for their homes: older keys, out of the cache. Each was a cache miss after the other, most of an
+    /// expiry's time at a million keys. The home bucket of each key is hashed once, at the second stage, into `homes`,
+    /// for the third and for ``remove(_:home:)``. Hints only: nothing changes, and a stale token is skipped.
+    @inlinable
+    @inline(__always)
+    func prefetch(
+        _ tokens: (row: UInt64?, bucket: UInt64?, cluster: UInt64?), at index: Int, homes: inout WheelKeyHomes
+    ) {
+        if let rowToken = tokens.row {
+            let slot = UInt32(truncatingIfNeeded: rowToken)
+            if Int(slot) < chunkCount << Self.chunkBits {
+                let address = UInt(bitPattern: row(slot))
+                prefetchLinesForWrite(address, address &+ UInt(MemoryLayout<Row>.stride &- 1))
+            }
+        }
+        var bucketHome = -1
+        if let bucketToken = tokens.bucket, let slot = resolve(bucketToken) {
+            bucketHome = home(row(slot).pointee.key)
+            prefetchLinesForWrite(UInt(bitPattern: buckets + bucketHome), UInt(bitPattern: buckets + bucketHome))
+        }
+        homes[index &+ 8] = bucketHome
+        if let clusterToken = tokens.cluster, let slot = resolve(clusterToken) {
+            // Up to 3 rows after the key's bucket (at most 3/4 full, a cluster seldom goes on longer): the line of
+            // each one's key.
+            let rowMask = rowMask
+            let known = homes[index &+ 4]
+            var bucket = known >= 0 ? known : home(row(slot).pointee.key)
+            while buckets[bucket] & rowMask != slot { bucket = (bucket &+ 1) & bucketMask }
+            for _ in 0..<3 {
+                bucket = (bucket &+ 1) & bucketMask
+                let entry = buckets[bucket]
+                if entry == Self.emptyBucket { break }
+                let key = UInt(bitPattern: row(entry & rowMask)) &+ UInt(MemoryLayout<Row>.offset(of: \.key) ?? 0)
+                prefetchLinesForWrite(key, key)
+            }
+        }
+    }
+
     /// Takes a free row (growing by a chunk when none is left); its header is initialized, key and payload not.
     @inlinable
     mutating func takeRow() -> UInt32 {
@@ -260,11 +303,19 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
     @discardableResult
     @inlinable
     mutating func remove(_ slot: UInt32) -> (key: Key, payload: Payload, header: Header) {
+        remove(slot, home: -1)
+    }
+
+    /// ``remove(_:)`` of a row whose key's home bucket is `home` (from ``prefetch(_:at:homes:)``), or -1 when it is not
+    /// known.
+    @discardableResult
+    @inlinable
+    mutating func remove(_ slot: UInt32, home: Int) -> (key: Key, payload: Payload, header: Header) {
         let row = row(slot)
         let entry = row.move()
         UnsafeMutableRawPointer(row).storeBytes(
             of: Header(timer: Self.freeTimer, generation: entry.header.generation &+ 1), as: Header.self)
-        unindex(entry.key, slot: slot)
+        unindex(entry.key, slot: slot, home: home)
         free.append(slot)
         count -= 1
         return (entry.key, entry.payload, entry.header)
@@ -289,5 +340,57 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
         state.withLock { $0._checkInvariants(armedOn: wheel) }
         wheel._checkInvariants()
         #endif
+    }
+}
+
+/// Starts fetching the cache lines from `first` to `last` for writing (see ``WheelKeyTable/prefetch(_:ahead:)``): a hint
+/// that never faults, whatever the addresses.
+@usableFromInline
+func prefetchLinesForWrite(_ first: UInt, _ last: UInt) {
+    var line = first & ~63
+    while line <= last {
+        ctempo_prefetch_line_for_write(UnsafeRawPointer(bitPattern: line))
+        line &+= 64
+    }
+}
+
+/// The home buckets of the keys of the last 16 tokens of a batch, by token index modulo 16 (-1: not known), hashed once
+/// by ``WheelKeyTable/prefetch(_:at:homes:)`` for its later stage and for ``WheelKeyTable/remove(_:home:)``.
+@usableFromInline
+struct WheelKeyHomes {
+    @usableFromInline var storage: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
+    )
+
+    @inlinable
+    init() {}
+
+    /// The home of the token at `index` (modulo 16).
+    @inlinable
+    subscript(index: Int) -> Int {
+        @inline(__always) get {
+            withUnsafeBytes(of: storage) { $0.load(fromByteOffset: (index & 15) &* 8, as: Int.self) }
+        }
+        @inline(__always) set {
+            withUnsafeMutableBytes(of: &storage) {
+                $0.storeBytes(of: newValue, toByteOffset: (index & 15) &* 8, as: Int.self)
+            }
+        }
+    }
+}
+
+extension UnsafeBufferPointer<UInt64> {
+    /// The tokens of a batch that ``WheelKeyTable/prefetch(_:)`` works on while the token at `index` is handled: 12, 8
+    /// and 4 ahead (the row, then its bucket, then its cluster's rows, each stage some 4 tokens after the fetch it needs).
+    ///
+    /// Token values, not the buffer, go to the table: the buffer is not `Sendable`, and passing it with the table would
+    /// tie it to the table's isolation region under the owner's lock.
+    @inlinable
+    @inline(__always)
+    func keyedPrefetchTokens(at index: Int) -> (row: UInt64?, bucket: UInt64?, cluster: UInt64?) {
+        (
+            index &+ 12 < count ? self[index &+ 12] : nil, index &+ 8 < count ? self[index &+ 8] : nil,
+            index &+ 4 < count ? self[index &+ 4] : nil
+        )
     }
 }

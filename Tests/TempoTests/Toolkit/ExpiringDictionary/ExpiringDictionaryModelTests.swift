@@ -100,4 +100,55 @@ import Testing
         }
         dictionary._checkInvariants()
     }
+
+    /// Batches of hundreds to thousands of keys due at one instant, among thousands of live keys (so removals shift
+    /// clusters of the index), some touched or replaced since they were armed: the batch path, which fetches rows,
+    /// buckets and cluster rows ahead and hashes each key's home once (`WheelKeyTable.prefetch(_:at:homes:)`), expires
+    /// exactly what the reference does, and leaves an index that finds every key.
+    @Test(arguments: 0..<2) func largeBatchesMatchADictionaryPlusAHeap(round: Int) throws {
+        let seed = SeededGenerator.seed()
+        print("ExpiringDictionaryModelTests large batches round \(round) seed \(seed) (replay with TEMPO_SEED=\(seed))")
+        var random = SeededGenerator(seed: seed)
+        let clock = VirtualClock()
+        let expired = TempoMutex<[Int]>([])
+        let dictionary = try ExpiringDictionary<Int, Int>(configuration: .immediate, scheduler: clock) { key, _ in
+            expired.withLock { $0.append(key) }
+        }
+        var reference = Reference()
+        var now = 0  // milliseconds
+        var largest = 0
+        for step in 0..<40_000 {
+            let key = Int.random(in: 0..<12_000, using: &random)
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0..<14:
+                // Few distinct TTLs: many keys share a deadline.
+                let ttl = [5, 10, 20][Int.random(in: 0..<3, using: &random)]
+                try dictionary.updateValue(step, forKey: key, expiringAfter: .milliseconds(ttl))
+                reference.set(key, step, ttl: ttl, now: now)
+            case 14..<17:
+                #expect(dictionary.touch(key) == reference.touch(key, now: now), "seed \(seed) step \(step)")
+            case 17:
+                #expect(dictionary.removeValue(forKey: key) == reference.entries.removeValue(forKey: key)?.value)
+            default:
+                guard Int.random(in: 0..<150, using: &random) == 0 else { continue }
+                now += 5
+                clock.advance(to: TimerInstant(offset: .milliseconds(now)))
+                let due = reference.expire(upTo: now).map(\.key)
+                let seen = expired.withLock { log in
+                    defer { log.removeAll() }
+                    return log
+                }
+                largest = max(largest, seen.count)
+                #expect(
+                    seen.sorted() == due.sorted(), "seed \(seed) step \(step): \(seen.count) expired, \(due.count) due")
+                dictionary._checkInvariants()
+            }
+        }
+        #expect(dictionary.count == reference.entries.count, "seed \(seed)")
+        for key in 0..<12_000 {
+            #expect(dictionary.value(forKey: key) == reference.entries[key]?.value, "seed \(seed) key \(key)")
+        }
+        // The point of the test: batches far longer than the prefetch distance (12 tokens).
+        #expect(largest > 500, "seed \(seed): the largest batch expired \(largest) keys")
+    }
 }

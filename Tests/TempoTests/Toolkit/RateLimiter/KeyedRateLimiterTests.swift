@@ -80,4 +80,30 @@ import Testing
             if step % 500 == 0 { limiter._checkInvariants() }
         }
     }
+
+    /// Thousands of keys forgotten in one batch, among others that came back in the meantime (their timers re-armed in
+    /// the same batch): the batch path (`WheelKeyTable.prefetch(_:at:homes:)`) forgets exactly the idle ones, and the
+    /// index still finds every key.
+    @Test func thousandsOfIdleKeysAreForgottenInOneBatchAndTheRestKept() throws {
+        let clock = VirtualClock()
+        let limiter = try KeyedRateLimiter<Int>(
+            try RateLimit(permits: 1, every: .milliseconds(10), burst: 2), configuration: .immediate, scheduler: clock)
+        // Each key's bucket is full again 10 ms after its one permit: 12,000 timers due at 10 ms.
+        for key in 0..<12_000 { #expect(limiter.tryAcquire(key)) }
+        clock.advance(by: .milliseconds(5))
+        // A third of the keys take a second permit: full again at 20 ms, so their timers re-arm when they fire at 10.
+        for key in stride(from: 1, to: 12_000, by: 3) { #expect(limiter.tryAcquire(key)) }
+        clock.advance(by: .milliseconds(5))
+        #expect(limiter.count == 4_000)
+        limiter._checkInvariants()
+        // The kept keys are the ones that came back: a forgotten key starts again with a full bucket (2 permits), a kept
+        // one has refilled only one.
+        for key in 0..<12_000 {
+            let cameBack = key % 3 == 1
+            #expect(limiter.tryAcquire(key), "key \(key)")
+            #expect(limiter.tryAcquire(key) != cameBack, "key \(key)")
+        }
+        #expect(limiter.count == 12_000)
+        limiter._checkInvariants()
+    }
 }
