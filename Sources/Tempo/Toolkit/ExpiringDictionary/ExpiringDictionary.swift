@@ -131,9 +131,15 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     public func updateValue(_ value: Value, forKey key: Key, expiringAfter ttl: Duration) throws(TempoError) -> Value? {
         let nanoseconds = try Self.validate(ttl: ttl)
         let wheel = wheel
+        let expirer = expirer
+        // The bucket's miss overlaps the clock read and taking the lock (see `WheelKeyTable.prefetchBucket`). The
+        // reading serves a present key (a new one's timer is armed relative to the wheel's now).
+        let hash = key.hashValue
+        Expirer.Table.prefetchBucket(hash: hash, hint: expirer.indexHint)
+        let now = wheel.keyedNow()
         return try expirer.state.withLock { table throws(TempoError) -> Value? in
             table.reserveOne()
-            let (bucket, found, tag) = table.find(key)
+            let (bucket, found, tag) = table.find(key, hash: hash)
             guard let slot = found else {
                 // A new key: its deadline is its timer's (`Self.timerDeadline`), armed relative to now without a clock
                 // read on a busy wheel.
@@ -145,9 +151,11 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
                 } catch {
                     throw Self.ttlError(ttl, error)
                 }
+                // The insert may have rebuilt the index.
+                table.publish(to: expirer.indexHint)
                 return nil
             }
-            let (deadline, overflow) = wheel.keyedNow().addingReportingOverflow(nanoseconds)
+            let (deadline, overflow) = now.addingReportingOverflow(nanoseconds)
             if overflow { throw Self.pastRange(ttl, on: wheel) }
             let row = table.row(slot)
             // A deadline no earlier than the entry's is only stored (its timer, armed no later, re-arms when it fires);
@@ -184,9 +192,12 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     @discardableResult
     @inlinable
     public func touch(_ key: Key) -> Bool {
+        // The bucket's miss overlaps the clock read and taking the lock (see `WheelKeyTable.prefetchBucket`).
+        let hash = key.hashValue
+        Expirer.Table.prefetchBucket(hash: hash, hint: expirer.indexHint)
         let now = wheel.keyedNow()
         return expirer.state.withLock { table in
-            guard let slot = table.slot(of: key) else { return false }
+            guard let slot = table.find(key, hash: hash).slot else { return false }
             let row = table.row(slot)
             // Past the wheel's range: its last instant (the timer, armed no later, re-arms for it when it fires).
             let (deadline, overflow) = now.addingReportingOverflow(row.pointee.payload.ttl)

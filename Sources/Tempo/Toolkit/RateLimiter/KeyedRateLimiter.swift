@@ -122,7 +122,10 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
     /// - Complexity: O(1) amortized; allocates nothing in steady state (only when more keys are held than ever).
     @inlinable
     public func tryAcquire(_ key: Key) -> Bool {
-        take(key, at: wheel.now) == nil
+        // The bucket's miss overlaps the clock read and taking the lock (see `WheelKeyTable.prefetchBucket`).
+        let hash = key.hashValue
+        Evictor.Table.prefetchBucket(hash: hash, hint: evictor.indexHint)
+        return take(key, hash: hash, at: wheel.now) == nil
     }
 
     /// Takes one permit of `key`, waiting until one is free.
@@ -133,20 +136,22 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
         let sleeper = TempoClock(wheel.configuration.clock, scheduler: wheel.scheduler)
         while true {
             try Task.checkCancellation()
-            guard let ready = take(key, at: wheel.now) else { return }
+            guard let ready = take(key, hash: key.hashValue, at: wheel.now) else { return }
             try await sleeper.sleep(until: origin + ready)
         }
     }
 
-    /// Admits one permit of `key` at `now`: `nil` when admitted, else when the next permit is free (since the origin).
+    /// Admits one permit of `key` (whose `hashValue` is `hash`) at `now`: `nil` when admitted, else when the next
+    /// permit is free (since the origin).
     @inlinable
-    func take(_ key: Key, at now: TimerInstant) -> Duration? {
+    func take(_ key: Key, hash: Int, at now: TimerInstant) -> Duration? {
         let scaledNow = gcra.scaled(now - origin)
         let wheel = wheel
         let origin = origin
+        let evictor = evictor
         return evictor.state.withLock { table -> Duration? in
             table.reserveOne()
-            let (bucket, found, tag) = table.find(key)
+            let (bucket, found, tag) = table.find(key, hash: hash)
             guard let slot = found else {
                 // A new key is a full bucket: the first permit is always free.
                 let tat = gcra.admit(scaledNow, now: scaledNow)!
@@ -156,6 +161,8 @@ public final class KeyedRateLimiter<Key: Hashable & Sendable>: Sendable {
                 _ = try? table.insert(key, tat, at: bucket, tag: tag) { token throws(TempoError) in
                     try wheel.armKeyed(.at(refilled), value: token)
                 }
+                // The insert may have rebuilt the index.
+                table.publish(to: evictor.indexHint)
                 return nil
             }
             let row = table.row(slot)

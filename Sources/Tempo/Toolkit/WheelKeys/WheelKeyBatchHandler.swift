@@ -1,3 +1,4 @@
+public import Synchronization
 public import TempoLocks
 
 /// The wheel handler of a keyed toolkit type (``ExpiringDictionary``, ``KeyedRateLimiter``): it keeps the type's
@@ -10,7 +11,11 @@ public import TempoLocks
 final class WheelKeyBatchHandler<Key: Hashable & Sendable, Payload: Sendable, Context: Sendable>:
     TimingWheelBatchHandler
 {
-    @usableFromInline let state = TempoMutex(WheelKeyTable<Key, Payload>())
+    @usableFromInline typealias Table = WheelKeyTable<Key, Payload>
+
+    @usableFromInline let state = TempoMutex(Table())
+    /// Where the table's index is, published under the lock, read outside it to prefetch a key's bucket.
+    @usableFromInline let indexHint = WheelKeyIndexHint()
     /// What `onBatch` needs beside the table: the owner's callback, or nothing.
     @usableFromInline let context: Context
     @usableFromInline let onBatch: @Sendable (WheelKeyBatchHandler, TimingWheel, UnsafeBufferPointer<UInt64>) -> Void
@@ -35,4 +40,16 @@ final class WheelKeyBatchHandler<Key: Hashable & Sendable, Payload: Sendable, Co
     func timerFired(value: UInt64) {
         assertionFailure("a keyed table's timer fired outside a batch: \(value)")
     }
+}
+
+/// Where a ``WheelKeyTable``'s index is (its buckets' address and mask), published by the owner under its lock
+/// (``WheelKeyTable/publish(to:)``) and read outside it by ``WheelKeyTable/prefetchBucket(hash:hint:)``: relaxed
+/// atomics, since a stale or torn reading only makes a prefetch useless.
+@usableFromInline
+struct WheelKeyIndexHint: ~Copyable, Sendable {
+    @usableFromInline let buckets = Atomic<UInt>(0)
+    @usableFromInline let mask = Atomic<Int>(0)
+
+    @inlinable
+    init() {}
 }

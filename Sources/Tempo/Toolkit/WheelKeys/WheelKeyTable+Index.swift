@@ -1,3 +1,5 @@
+public import Synchronization
+
 /// The index of ``WheelKeyTable``: open addressing with linear probing over buckets of 4 bytes; at most 3/4 full, so a
 /// million keys take 2^21 buckets (8 MiB, about 8 bytes per key).
 ///
@@ -33,7 +35,12 @@ extension WheelKeyTable {
     /// entry but the row (its tag).
     @inlinable
     func find(_ key: Key) -> (bucket: Int, slot: UInt32?, tag: UInt32) {
-        let hash = key.hashValue
+        find(key, hash: key.hashValue)
+    }
+
+    /// ``find(_:)`` with the key's `hashValue`, when the caller has it (``prefetchBucket(hash:hint:)``).
+    @inlinable
+    func find(_ key: Key, hash: Int) -> (bucket: Int, slot: UInt32?, tag: UInt32) {
         let tag = tag(hash)
         let rowMask = rowMask
         var bucket = hash & bucketMask
@@ -69,6 +76,34 @@ extension WheelKeyTable {
                 buckets[bucket] = tag(hash) | UInt32(chunk << Self.chunkBits + offset)
             }
         }
+    }
+
+    /// Where the buckets are and their mask, for ``prefetchBucket(hash:hint:)``: what an owner publishes in its
+    /// ``WheelKeyIndexHint`` (``publish(to:)``).
+    @inlinable
+    var indexHint: (buckets: UInt, mask: Int) { (UInt(bitPattern: buckets), bucketMask) }
+
+    /// Publishes ``indexHint`` to `hint` if it changed (after an insert path's ``reserveOne()``, which may have rebuilt
+    /// the index); called under the owner's lock.
+    @inlinable
+    @inline(__always)
+    func publish(to hint: borrowing WheelKeyIndexHint) {
+        let (buckets, mask) = indexHint
+        if hint.buckets.load(ordering: .relaxed) != buckets { hint.buckets.store(buckets, ordering: .relaxed) }
+        if hint.mask.load(ordering: .relaxed) != mask { hint.mask.store(mask, ordering: .relaxed) }
+    }
+
+    /// Starts fetching the home bucket of a key with hash `hash`, from a `hint` read outside the owner's lock, so
+    /// that the miss overlaps what comes before the lookup (the clock read, taking the lock). A stale hint (the index
+    /// was rebuilt since; the two halves may even be of different indexes) fetches a line that may have been freed or
+    /// never held buckets: harmless, a prefetch never faults and changes nothing.
+    @inlinable
+    @inline(__always)
+    static func prefetchBucket(hash: Int, hint: borrowing WheelKeyIndexHint) {
+        let buckets = hint.buckets.load(ordering: .relaxed)
+        guard buckets != 0 else { return }
+        let address = buckets &+ UInt(bitPattern: hash & hint.mask.load(ordering: .relaxed)) &* 4
+        prefetchLinesForWrite(address, address)
     }
 
     /// Removes `slot`, the row of `key`, from the index, shifting the rest of its cluster back; `keyHome` is the key's

@@ -89,4 +89,33 @@ import Testing
         #expect(table.count == 0 && table.slot(of: 1) == nil)
         table._checkInvariants()
     }
+
+    /// The index hint that `tryAcquire`, `touch` and `updateValue` read outside the lock to prefetch a key's bucket
+    /// follows the index through every rebuild (growth, and tags turned off), so the prefetch fetches the live buckets.
+    @Test func theIndexHintFollowsEveryRebuildOfTheIndex() throws {
+        let limiter = try KeyedRateLimiter<Int>(
+            try RateLimit(permits: 1, every: .seconds(3600)), configuration: .init(delivery: .immediate))
+        let dictionary = try ExpiringDictionary<Int, Int>(configuration: .init(delivery: .immediate))
+        func matches(_ handler: WheelKeyBatchHandler<Int, some Sendable, some Sendable>) -> Bool {
+            let published = (
+                handler.indexHint.buckets.load(ordering: .relaxed), handler.indexHint.mask.load(ordering: .relaxed)
+            )
+            let actual = handler.state.withLock { $0.indexHint }
+            return published == actual
+        }
+        var rebuilds = 0
+        var lastMask = limiter.evictor.state.withLock { $0.indexHint.mask }
+        for key in 0..<5_000 {
+            #expect(limiter.tryAcquire(key))
+            try dictionary.updateValue(key, forKey: key, expiringAfter: .seconds(3600))
+            let mask = limiter.evictor.state.withLock { $0.indexHint.mask }
+            if mask != lastMask {
+                rebuilds += 1
+                lastMask = mask
+            }
+            #expect(matches(limiter.evictor), "after key \(key)")
+            #expect(matches(dictionary.expirer), "after key \(key)")
+        }
+        #expect(rebuilds >= 8, "the index grew \(rebuilds) times")
+    }
 }
