@@ -176,7 +176,12 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     /// - Complexity: O(1).
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        expirer.state.withLock { table in table.slot(of: key).map { table.row($0).pointee.payload.value } }
+        // The bucket's miss overlaps taking the lock (see `WheelKeyTable.prefetchBucket(hash:hint:)`).
+        let hash = key.hashValue
+        Expirer.Table.prefetchBucket(hash: hash, hint: expirer.indexHint)
+        return expirer.state.withLock { table in
+            table.find(key, hash: hash).slot.map { table.row($0).pointee.payload.value }
+        }
     }
 
     /// Slides the expiry of `key` to its time to live from now.
