@@ -129,13 +129,14 @@ public final class ExpiringDictionary<Key: Hashable & Sendable, Value: Sendable>
     @discardableResult
     @inlinable
     public func updateValue(_ value: Value, forKey key: Key, expiringAfter ttl: Duration) throws(TempoError) -> Value? {
-        let nanoseconds = try Self.validate(ttl: ttl)
         let wheel = wheel
         let expirer = expirer
-        // The bucket's miss overlaps the clock read and taking the lock (see `WheelKeyTable.prefetchBucket`). The
-        // reading serves a present key (a new one's timer is armed relative to the wheel's now).
+        // The bucket's miss overlaps checking `ttl`, the clock read and taking the lock (see
+        // `WheelKeyTable.prefetchBucket`). The reading serves a present key (a new one's timer is armed relative to the
+        // wheel's now).
         let hash = key.hashValue
         Expirer.Table.prefetchBucket(hash: hash, hint: expirer.indexHint)
+        let nanoseconds = try Self.validate(ttl: ttl)
         let now = wheel.keyedNow()
         return try expirer.state.withLock { table throws(TempoError) -> Value? in
             table.reserveOne()
