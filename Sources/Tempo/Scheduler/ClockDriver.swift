@@ -164,7 +164,7 @@ final class ClockDriver: Sendable {
     func schedule(
         at deadline: TimerInstant, leeway: Duration, work: consuming CompactDeadlineQueue.Work
     ) -> ScheduledAction {
-        var pending = Optional(work)
+        var pending = Optional(consume work)
         return insert(deadline: deadline, now: nil) { queue, id in
             queue.insert(id: id, deadline: deadline, leeway: leeway, work: pending.take().unsafelyUnwrapped)
         }

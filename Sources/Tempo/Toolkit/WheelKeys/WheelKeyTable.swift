@@ -163,12 +163,12 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
             bucketHome = home(row(slot).pointee.key)
             prefetchLinesForWrite(UInt(bitPattern: buckets + bucketHome), UInt(bitPattern: buckets + bucketHome))
         }
-        homes[index &+ 8] = bucketHome
+        homes[index &+ 2 &* WheelKeyHomes.stage] = bucketHome
         if let clusterToken = tokens.cluster, let slot = resolve(clusterToken) {
             // Up to 3 rows after the key's bucket (at most 3/4 full, a cluster seldom goes on longer): the line of
             // each one's key.
             let rowMask = rowMask
-            let known = homes[index &+ 4]
+            let known = homes[index &+ WheelKeyHomes.stage]
             var bucket = known >= 0 ? known : home(row(slot).pointee.key)
             while buckets[bucket] & rowMask != slot { bucket = (bucket &+ 1) & bucketMask }
             for _ in 0..<3 {
@@ -343,8 +343,8 @@ struct WheelKeyTable<Key: Hashable, Payload>: ~Copyable {
     }
 }
 
-/// Starts fetching the cache lines from `first` to `last` for writing (see ``WheelKeyTable/prefetch(_:ahead:)``): a hint
-/// that never faults, whatever the addresses.
+/// Starts fetching the cache lines from `first` to `last` for writing (see ``WheelKeyTable/prefetch(_:at:homes:)``): a
+/// hint that never faults, whatever the addresses.
 @usableFromInline
 func prefetchLinesForWrite(_ first: UInt, _ last: UInt) {
     var line = first & ~63
@@ -361,6 +361,12 @@ struct WheelKeyHomes {
     @usableFromInline var storage: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
         -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
     )
+
+    /// How many tokens apart the stages of ``WheelKeyTable/prefetch(_:at:homes:)`` work: the row 3 stages ahead of the
+    /// token handled, its bucket 2, its cluster 1 (``Swift/UnsafeBufferPointer/keyedPrefetchTokens(at:)``). The one
+    /// place these distances are set: a home is written 2 stages ahead and read 1 stage ahead and at the token itself.
+    /// Under 8, so that the 16 places hold a home until it is read.
+    @inlinable static var stage: Int { 4 }
 
     @inlinable
     init() {}
@@ -380,17 +386,19 @@ struct WheelKeyHomes {
 }
 
 extension UnsafeBufferPointer<UInt64> {
-    /// The tokens of a batch that ``WheelKeyTable/prefetch(_:)`` works on while the token at `index` is handled: 12, 8
-    /// and 4 ahead (the row, then its bucket, then its cluster's rows, each stage some 4 tokens after the fetch it needs).
+    /// The tokens of a batch that ``WheelKeyTable/prefetch(_:at:homes:)`` works on while the token at `index` is
+    /// handled: 3, 2 and 1 ``WheelKeyHomes/stage`` ahead (the row, then its bucket, then its cluster's rows, each stage a
+    /// few tokens after the fetch it needs).
     ///
     /// Token values, not the buffer, go to the table: the buffer is not `Sendable`, and passing it with the table would
     /// tie it to the table's isolation region under the owner's lock.
     @inlinable
     @inline(__always)
     func keyedPrefetchTokens(at index: Int) -> (row: UInt64?, bucket: UInt64?, cluster: UInt64?) {
-        (
-            index &+ 12 < count ? self[index &+ 12] : nil, index &+ 8 < count ? self[index &+ 8] : nil,
-            index &+ 4 < count ? self[index &+ 4] : nil
-        )
+        func token(_ stages: Int) -> UInt64? {
+            let ahead = index &+ stages &* WheelKeyHomes.stage
+            return ahead < count ? self[ahead] : nil
+        }
+        return (token(3), token(2), token(1))
     }
 }
