@@ -112,7 +112,7 @@ extension PostgresTests {
             try await withDatabase { _, client in
                 let (logger, date) = (Self.logger, Self.date)
                 let coordinator = try PostgresJobCoordinator(
-                    client: client, replica: "a", configuration: .init(lease: .milliseconds(600)))
+                    client: client, replica: "a", configuration: .init(lease: .seconds(3)))
                 let claim = try #require(
                     try await step("claiming") {
                         try await coordinator.claim(job: "report", plannedDate: date, logger: logger)
