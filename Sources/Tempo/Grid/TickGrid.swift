@@ -93,6 +93,10 @@ package struct TickGrid: Hashable, Sendable {
         let steps: Int128
         if overflow {
             steps = instant > anchor ? .max : .min
+        } else if difference >= 0 && difference < interval.attoseconds {
+            // The anchor's own slot, the common case (a tick claimed less than an interval late): no 128-bit
+            // division.
+            steps = 0
         } else {
             let (quotient, remainder) = difference.quotientAndRemainder(dividingBy: interval.attoseconds)
             steps = remainder < 0 ? quotient - 1 : quotient

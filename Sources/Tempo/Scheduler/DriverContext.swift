@@ -198,8 +198,10 @@ final class DriverContext: @unchecked Sendable {
             reusable.reset()
             batch = reusable
         } else {
-            // The last batch still has a worker in it (finishing its last member): leave it to that worker.
-            batch = LaneBatch()
+            // The last batch still has a worker in it (finishing its last member), or went to the pool full: leave it
+            // to the pool. The new one holds a full batch without growing (a mass expiry makes one per `flushCount`
+            // members; growing from a smaller size copied each twice).
+            batch = DeliveryPool.shared.takeSpentBatch() ?? LaneBatch(capacity: Self.flushCount)
             self.batch = batch
         }
         batch.now = wakeNow
@@ -235,8 +237,10 @@ final class DriverContext: @unchecked Sendable {
     func flush(to pool: DeliveryPool, armsCheck: Bool = true) {
         guard let full = gathering else { return }
         gathering = nil
-        // The pool and its workers own it from here: the context will not refill it.
+        // The pool and its workers own it from here: the context will not refill it, and the pool keeps it for reuse
+        // once it is spent.
         if full === batch { batch = nil }
+        full.isHandedOver = true
         if pool.submit(batch: full, helpers: 1, armsCheck: armsCheck) { stuckCheckPending = true }
     }
 

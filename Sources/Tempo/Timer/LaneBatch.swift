@@ -24,7 +24,8 @@ final class LaneBatch: @unchecked Sendable {
     // @unchecked: `storage`, `count` and `now` are written only by the owning driver thread, before the batch is
     // submitted and while it is reusable (out of the ring, no worker in it); workers reach the batch through the pool's
     // lock after it was submitted, and each slot is taken (read and cleared) by exactly one thread, the one whose
-    // increment of `next` returned its index.
+    // increment of `next` returned its index. A batch handed over for good (`isHandedOver`) gets a new owner through
+    // the pool's lock (`DeliveryPool.takeSpentBatch()`), once no worker runs it any more.
 
     /// What a batch runs.
     enum Member {
@@ -54,6 +55,11 @@ final class LaneBatch: @unchecked Sendable {
     private let workers = Atomic<Int>(0)
     /// Whether the batch is in the pool's ring; read and written under the pool's lock only.
     var inRing = false
+    /// Whether its driver thread's context gave the batch up to the pool for good (``DriverContext/flush(to:armsCheck:)``):
+    /// the pool then keeps it for reuse once it left the ring (``DeliveryPool/takeSpentBatch()``). Written by the
+    /// owner before it submits the batch, and by the pool under its lock when it hands the batch to a new owner; read
+    /// under the pool's lock.
+    var isHandedOver = false
 
     init(capacity: Int = 64) {
         self.capacity = capacity

@@ -139,4 +139,48 @@ import Testing
         blocking.release.signal()
         thread.join()
     }
+
+    /// A batch its driver thread handed over for good is kept by the pool once it left the ring, and handed out again
+    /// only when no worker runs it any more, empty; a batch its driver keeps (run with `runTaken`) is never kept.
+    @Test(.timeLimit(.minutes(1))) func aSpentBatchIsReusedOnlyOnceNoWorkerRunsIt() throws {
+        let log = Log()
+        let done = DispatchSemaphore(value: 0)
+        let pool = DeliveryPool(workers: 2)
+        let blocking = BlockingLane()
+        let batch = LaneBatch()
+        batch.append(.lane(Lane(0, log: log, done: done)))
+        batch.append(.lane(blocking))
+        batch.isHandedOver = true
+        pool.submit(batch: batch, helpers: 1)
+        done.wait()
+        blocking.started.wait()
+        // Every member was taken, and a worker still runs the last one. A lane submitted now brings the second
+        // worker, which finds the exhausted batch at the ring's head and takes it out.
+        pool.submit(Lane(1, log: log, done: done))
+        done.wait()
+        #expect(pool.waitingCount == 0)
+        #expect(pool.takeSpentBatch() == nil, "a worker still runs the batch: it is not handed out")
+        blocking.release.signal()
+        // The worker leaves the batch after its last member returned: wait (at most 10 s) for that.
+        var reused: LaneBatch?
+        let pause = DispatchSemaphore(value: 0)
+        for _ in 0..<10_000 where reused == nil {
+            reused = pool.takeSpentBatch()
+            if reused == nil { _ = pause.wait(timeout: .now() + .milliseconds(1)) }
+        }
+        let spent = try #require(reused)
+        #expect(spent === batch)
+        #expect(spent.count == 0 && !spent.isHandedOver && !spent.inRing)
+        #expect(pool.takeSpentBatch() == nil, "a spent batch is handed out once")
+        #expect(log.indices == [0, 1])
+
+        // A batch its submitter keeps (`runTaken`) is never kept by the pool.
+        let context = DriverContext(index: 0)
+        context.acceptsMailbox = true
+        for index in 2..<200 { _ = context.take(Lane(index, log: log, done: done)) }
+        context.acceptsMailbox = false
+        context.runTaken(on: pool)
+        for _ in 2..<200 { done.wait() }
+        #expect(pool.takeSpentBatch() == nil)
+    }
 }
