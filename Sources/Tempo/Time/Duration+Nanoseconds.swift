@@ -22,7 +22,37 @@ extension Duration {
     /// - Parameter rule: Which way to round a remainder.
     /// - Returns: The nanoseconds, or `Int64.min` / `Int64.max` beyond that range (about 292 years either way).
     package func nanoseconds(rounded rule: NanosecondRounding) -> Int64 {
-        Self.whole(attoseconds, per: 1_000_000_000, rounded: rule)
+        // A deadline or a clock reading (non-negative, within about 146 years) divides with no 128-bit division: a
+        // generic one cost a call to `__divti3` on each timer's arm.
+        if attoseconds >= 0,
+            let (quotient, remainder) = Self.dividedByBillion(
+                high: UInt64(truncatingIfNeeded: attoseconds >> 64), low: UInt64(truncatingIfNeeded: attoseconds))
+        {
+            // quotient < 2^63.
+            let whole = Int64(quotient)
+            guard rule == .up, remainder > 0 else { return whole }
+            return whole == .max ? .max : whole + 1
+        }
+        return Self.whole(attoseconds, per: 1_000_000_000, rounded: rule)
+    }
+
+    /// `(high · 2^64 + low) / 10^9` and its remainder, or `nil` when the quotient may not fit in 63 bits.
+    ///
+    /// This is on the path of every arm (the timing wheel's, and every conversion of a deadline to nanoseconds), so it
+    /// avoids a generic 128-bit division: with
+    /// 2^64 = 18,446,744,073 · 10^9 + 709,551,616 it needs only multiplications and one 64-bit division by
+    /// a constant (which the compiler turns into a multiplication).
+    @inline(__always)
+    package static func dividedByBillion(high: UInt64, low: UInt64) -> (quotient: UInt64, remainder: UInt64)? {
+        guard high < 500_000_000 else { return nil }  // quotient < 2^63
+        let (sum, carry) = low.addingReportingOverflow(high &* 709_551_616)
+        var quotient = high &* 18_446_744_073
+        var rest = sum
+        if carry {
+            quotient &+= 18_446_744_073
+            rest = sum &+ 709_551_616  // sum < high · 709,551,616 here, so this cannot overflow
+        }
+        return (quotient &+ rest / 1_000_000_000, rest % 1_000_000_000)
     }
 
     /// The duration in whole microseconds (PostgreSQL's unit), rounded as `rule` says and saturated to `Int64`.

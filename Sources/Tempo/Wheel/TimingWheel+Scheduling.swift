@@ -193,7 +193,7 @@ extension TimingWheel {
         guard attoseconds >= 1_000_000_000 else { return nil }
         let magnitude = UInt128(attoseconds)
         guard
-            let (quotient, remainder) = dividedByBillion(
+            let (quotient, remainder) = Duration.dividedByBillion(
                 high: UInt64(truncatingIfNeeded: magnitude >> 64), low: UInt64(truncatingIfNeeded: magnitude))
         else { return nil }
         let rounded = remainder > 0 ? quotient + 1 : quotient
@@ -221,7 +221,8 @@ extension TimingWheel {
         let magnitude = attoseconds.magnitude
         let high = UInt64(truncatingIfNeeded: magnitude >> 64)
         if !overflow,
-            let (quotient, remainder) = Self.dividedByBillion(high: high, low: UInt64(truncatingIfNeeded: magnitude))
+            let (quotient, remainder) = Duration.dividedByBillion(
+                high: high, low: UInt64(truncatingIfNeeded: magnitude))
         {
             if attoseconds >= 0 {
                 let rounded = remainder > 0 ? quotient + 1 : quotient  // up, so never early
@@ -234,23 +235,5 @@ extension TimingWheel {
             .invalidInstant, value: "\(deadline)",
             message: "deadline \(deadline) is more than \(TempoError.maximumDuration) from the wheel's origin \(origin)"
         )
-    }
-
-    /// `(high · 2^64 + low) / 10^9` and its remainder, or `nil` when the quotient may not fit in 63 bits.
-    ///
-    /// This is on the path of every arm, so it avoids a generic 128-bit division: with
-    /// 2^64 = 18,446,744,073 · 10^9 + 709,551,616 it needs only multiplications and one 64-bit division by
-    /// a constant (which the compiler turns into a multiplication).
-    @inline(__always)
-    static func dividedByBillion(high: UInt64, low: UInt64) -> (quotient: UInt64, remainder: UInt64)? {
-        guard high < 500_000_000 else { return nil }  // quotient < 2^63
-        let (sum, carry) = low.addingReportingOverflow(high &* 709_551_616)
-        var quotient = high &* 18_446_744_073
-        var rest = sum
-        if carry {
-            quotient &+= 18_446_744_073
-            rest = sum &+ 709_551_616  // sum < high · 709,551,616 here, so this cannot overflow
-        }
-        return (quotient &+ rest / 1_000_000_000, rest % 1_000_000_000)
     }
 }

@@ -21,6 +21,37 @@ import Testing
         #expect(Duration.zero.nanoseconds(rounded: .up) == 0)
     }
 
+    /// The conversion's fast path (no 128-bit division, for non-negative durations below about 2^63 ns) agrees with
+    /// the generic division everywhere: random durations of every magnitude up to 2^100 attoseconds, and each side of
+    /// the fast path's bound.
+    @Test func nanosecondsAgreeWithTheGenericDivisionAtEveryMagnitude() {
+        func expected(_ attoseconds: Int128, _ rule: Duration.NanosecondRounding) -> Int64 {
+            let (quotient, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+            switch rule {
+            case .down: return Int64(clamping: remainder < 0 ? quotient - 1 : quotient)
+            case .up: return Int64(clamping: remainder > 0 ? quotient + 1 : quotient)
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        var values: [Int128] = [0, 1, 999_999_999, 1_000_000_000, 1_000_000_001]
+        let bound = Int128(500_000_000) << 64
+        values += [bound - 1, bound, bound + 1, Int128(Int64.max) * 1_000_000_000 + 999_999_999]
+        for bits in 1...100 {
+            for _ in 0..<200 {
+                values.append(Int128(UInt128.random(in: 0..<(UInt128(1) << bits), using: &generator)))
+            }
+        }
+        for value in values {
+            for rule in [Duration.NanosecondRounding.down, .up] {
+                let duration = Duration(attoseconds: value)
+                #expect(duration.nanoseconds(rounded: rule) == expected(value, rule), "\(value) \(rule)")
+                #expect(
+                    Duration(attoseconds: -value).nanoseconds(rounded: rule) == expected(-value, rule),
+                    "-\(value) \(rule)")
+            }
+        }
+    }
+
     @Test func nanosecondsSaturateAtTheLimits() {
         #expect(Duration.seconds(Int64.max).nanoseconds(rounded: .down) == .max)
         #expect(Duration.seconds(Int64.max).nanoseconds(rounded: .up) == .max)

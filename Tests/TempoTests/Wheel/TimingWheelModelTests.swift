@@ -122,14 +122,14 @@ import Testing
         for (high, low) in cases {
             let value = UInt128(high) << 64 | UInt128(low)
             let expected = value.quotientAndRemainder(dividingBy: 1_000_000_000)
-            guard let actual = TimingWheel.dividedByBillion(high: high, low: low) else {
+            guard let actual = Duration.dividedByBillion(high: high, low: low) else {
                 Issue.record("no result for \(value); seed \(seed)")
                 return
             }
             #expect(UInt128(actual.quotient) == expected.quotient, "\(value); seed \(seed)")
             #expect(UInt128(actual.remainder) == expected.remainder, "\(value); seed \(seed)")
         }
-        #expect(TimingWheel.dividedByBillion(high: 500_000_000, low: 0) == nil)
+        #expect(Duration.dividedByBillion(high: 500_000_000, low: 0) == nil)
     }
 
     @Test func deadlinesRoundUpToTheNanosecondAndPastOnesDoNotRoundEarlier() throws {
