@@ -229,6 +229,7 @@ struct TimerStateMachine {
 
     /// Begins a new run from idle, finished or cancelled: fire count back to 0, the first slot due at `first` (or
     /// as the first tick says).
+    @inline(__always)
     private mutating func beginRun(now: TimerInstant, first: TimerInstant?) -> Actions {
         fireCount = 0
         let queued = mailbox.scheduledTicks()
@@ -354,6 +355,7 @@ struct TimerStateMachine {
     // MARK: Helpers
 
     /// Enters `.running` with an arm request for the grid's next slot (or `.never` when it cannot be due).
+    @inline(__always)
     mutating func enterRunning() -> Arm? {
         armGeneration &+= 1
         guard let deadline = grid.nextDue else {
@@ -382,6 +384,7 @@ struct TimerStateMachine {
     }
 
     /// Queues a state-change notification for the phase just entered, if someone listens.
+    @inline(__always)
     mutating func notify(_ actions: Actions) -> Actions {
         guard extras?.stateHandler != nil else { return actions }
         var actions = actions
