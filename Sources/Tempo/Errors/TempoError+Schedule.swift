@@ -31,11 +31,10 @@ extension TempoError {
     /// - Parameter instant: The deadline.
     /// - Throws: ``TempoError`` with ``Code/invalidInstant`` naming the instant.
     package static func validateDeadline(_ instant: TimerInstant) throws(TempoError) {
-        let limit = deadlineLimit
-        if instant.offset > limit || instant.offset < .zero - limit {
+        if instant.offset > deadlineLimit || instant.offset < .zero - deadlineLimit {
             throw TempoError(
                 .invalidInstant, value: "\(instant)",
-                message: "deadline \(instant) is more than \(limit) from the clock's origin")
+                message: "deadline \(instant) is more than \(deadlineLimit) from the clock's origin")
         }
     }
 }

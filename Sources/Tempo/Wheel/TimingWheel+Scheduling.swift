@@ -187,17 +187,11 @@ extension TimingWheel {
     /// else `nil`, and the caller takes the path that reads the clock and reports the error.
     @inline(__always)
     static func settleableDelay(_ delay: Duration) -> Int64? {
-        let attoseconds = delay.attoseconds
-        // At least 1 ns (a shorter delay, zero included, takes the path that reads the clock); below 2^127 so the
-        // conversion is exact.
-        guard attoseconds >= 1_000_000_000 else { return nil }
-        let magnitude = UInt128(attoseconds)
-        guard
-            let (quotient, remainder) = Duration.dividedByBillion(
-                high: UInt64(truncatingIfNeeded: magnitude >> 64), low: UInt64(truncatingIfNeeded: magnitude))
-        else { return nil }
-        let rounded = remainder > 0 ? quotient + 1 : quotient
-        return rounded <= UInt64(Int64.max / 2) ? Int64(rounded) : nil
+        // At least 1 ns (a shorter delay, zero included, takes the path that reads the clock). The conversion divides
+        // with no 128-bit division in this range and saturates beyond it, which the bound then refuses.
+        guard delay.attoseconds >= 1_000_000_000 else { return nil }
+        let nanoseconds = delay.nanoseconds(rounded: .up)
+        return nanoseconds <= Int64.max / 2 ? nanoseconds : nil
     }
 
     func arm(deadline: Int64, value: UInt64, action: Action?) -> Handle {
