@@ -26,7 +26,7 @@ extension TempoTimer {
     ///
     /// An ``TimerDelivery/immediate`` handler on ``SystemScheduler`` runs inside a driver thread's due action, and
     /// the driver reports that action's stall itself, with the number of actions it delayed.
-    func runInstrumented(_ tick: TimerTick, _ handlers: TimerHandlers) {
+    func runInstrumented(_ tick: TimerTick, _ handlers: borrowing TimerHandlers.Run) {
         let instruments = TimerInstruments.snapshot()
         guard !instruments.entries.isEmpty else {
             handlers(tick)

@@ -141,25 +141,36 @@ extension TempoTimer {
         // for one, and after user code ran it reads again only if the mailbox holds another. The last step, which finds
         // the mailbox empty (a one-shot's second), reads none.
         var reading: TimerInstant? = now()
+        // The handler the last tick's run borrowed from the timer (see `TimerHandlers.lend()`), given back in the next
+        // critical section, which every tick step is followed by.
+        var lent: TimerHandlers.Lent?
         while true {
-            let (next, handlers, actions) = machine.withLock {
-                machine -> (TimerStateMachine.Step?, TimerHandlers?, TimerStateMachine.Actions) in
+            let (next, handlers, actions, unwanted) = machine.withLock {
+                machine -> (
+                    TimerStateMachine.Step?, TimerHandlers.Run?, TimerStateMachine.Actions, TimerHandlers.Lent?
+                ) in
+                // Removed while it ran: released below, outside the lock.
+                var unwanted: TimerHandlers.Lent?
+                if let handler = lent.take() { unwanted = machine.giveBack(handler) }
                 var actions: TimerStateMachine.Actions
                 if let (id, wakeNow) = reached {
                     actions = armUnderLock(machine.deadlineReached(actionID: id, now: wakeNow), &machine, now: nil)
                     // Not this thread's to drain: nothing was queued, or a drain of the timer runs elsewhere.
-                    guard actions.startDrain else { return (.idle, nil, actions) }
+                    guard actions.startDrain else { return (.idle, nil, actions, unwanted) }
                     actions.startDrain = false
                 } else {
                     actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: nil) : .none
                 }
-                guard let now = reading ?? (machine.hasDeliveries ? nil : .zero) else { return (nil, nil, actions) }
+                guard let now = reading ?? (machine.hasDeliveries ? nil : .zero) else {
+                    return (nil, nil, actions, unwanted)
+                }
                 let step = machine.nextStep(now: now, target: target)
-                guard case .tick = step else { return (step, nil, actions) }
+                guard case .tick = step else { return (step, nil, actions, unwanted) }
                 // A store, not an add: only the timer's one running drain writes the count (see `claimsInFlight`).
                 claimsInFlight.store(1, ordering: .relaxed)
-                return (step, machine.tickHandlers, actions)
+                return (step, machine.lendTickHandlers(), actions, unwanted)
             }
+            withExtendedLifetime(unwanted) {}
             delivered = false
             reached = nil
             // Another scheduler's arm, made outside the lock (a tick's delivery never starts a drain: this one runs).
@@ -172,6 +183,8 @@ extension TempoTimer {
             target = .unchecked
             switch consume step {
             case .idle:
+                // Given back in the critical section that found nothing left to do.
+                assert(lent == nil, "a drain ended with its timer's handler still lent")
                 return
             case .checkTarget(let isAlive):
                 // Outside the lock: releasing the weak load's reference may run the target's deinit.
@@ -179,15 +192,26 @@ extension TempoTimer {
                 reading = now()
             case .tick(let tick):
                 claimsInFlight.store(0, ordering: .releasing)
-                // Always there with a tick (copied in the same critical section).
+                // Always there with a tick (taken in the same critical section).
                 guard let handlers = consume handlers else {
                     preconditionFailure("a tick step came without its handlers")
                 }
                 // With no instrument added, one relaxed load (see TempoTimer+Instruments.swift).
                 if TimerInstruments.isActive {
                     runInstrumented(tick, handlers)
+                    if case .lent(let handler) = consume handlers { lent = handler }
                 } else {
-                    handlers(tick)
+                    switch consume handlers {
+                    case .lent(let loan):
+                        // Moved out of the loan, called, and moved back: no reference count on the closure.
+                        switch consume loan {
+                        case .handler(let handler):
+                            handler(tick)
+                            lent = .handler(handler)
+                        }
+                    case .copied(let handlers):
+                        handlers.callAll(tick)
+                    }
                 }
                 delivered = !tick.isManual
             case .state(let newState, let handler):

@@ -17,7 +17,8 @@ extension TempoTimer {
     @discardableResult
     public func removeObserver(_ observation: TimerObservation) -> Bool {
         let removed = machine.withLock { $0.removeObserver(id: observation.id) }
-        return removed != nil
+        // The closure, if this call holds it, is released here, outside the lock.
+        return removed.found
     }
 
     /// Sets (or, with `nil`, removes) the closure called with each new ``TimerState``.

@@ -69,8 +69,13 @@ extension TimerStateMachine {
 
     // MARK: Delivery
 
-    /// The handlers a ``Step/tick(_:)`` step runs, copied in the critical section that took the step.
-    var tickHandlers: TimerHandlers { handlers }
+    /// The handlers a ``Step/tick(_:)`` step runs, taken in the critical section that took the step (see
+    /// ``TimerHandlers/lend()``: a lent handler comes back through ``giveBack(_:)``).
+    mutating func lendTickHandlers() -> TimerHandlers.Run { handlers.lend() }
+
+    /// Puts back the handler ``lendTickHandlers()`` lent, once its run returned; returns it when it was removed
+    /// meanwhile, to be released outside the lock.
+    mutating func giveBack(_ lent: consuming TimerHandlers.Lent) -> TimerHandlers.Lent? { handlers.giveBack(lent) }
 
     /// Whether the mailbox holds a delivery: ``nextStep(now:target:)`` then reads its `now`.
     var hasDeliveries: Bool { mailbox.first != nil }
@@ -129,7 +134,9 @@ extension TimerStateMachine {
         handlers.add(handler)
     }
 
-    mutating func removeObserver(id: UInt64) -> Handler? {
+    /// Removes the handler `id`; returns whether there was one, and the closure to release outside the lock (`nil`
+    /// when a run under way holds it: that run releases it).
+    mutating func removeObserver(id: UInt64) -> (found: Bool, handler: Handler?) {
         handlers.remove(id: id)
     }
 

@@ -74,7 +74,7 @@ import Testing
         let calls = CallLog()
         let first = handlers.add { _ in calls.append(0) }
         #expect(first == 0)
-        #expect(handlers.remove(id: 0) != nil)
+        #expect(handlers.remove(id: 0).found)
         #expect(handlers.count == 0)
         let second = handlers.add { _ in calls.append(1) }
         let third = handlers.add { _ in calls.append(2) }
@@ -82,9 +82,92 @@ import Testing
         _ = handlers.removeAll()
         let fourth = handlers.add { _ in calls.append(3) }
         #expect(fourth == 3)
-        #expect(handlers.remove(id: 1) == nil)
-        handlers(TimerTick(index: 1, due: .zero, lateness: .zero))
+        #expect(!handlers.remove(id: 1).found)
+        handlers.callAll(TimerTick(index: 1, due: .zero, lateness: .zero))
         #expect(calls.values == [3])
+    }
+
+    // MARK: Lending (the drain's run of a lone first handler, with no reference count)
+
+    private static let tick = TimerTick(index: 1, due: .zero, lateness: .zero)
+
+    /// Calls a run's handlers and hands back what the drain gives back (the lent handler, if any).
+    private func run(_ run: consuming TimerHandlers.Run) -> TimerHandlers.Lent? {
+        switch consume run {
+        case .lent(.handler(let handler)):
+            handler(Self.tick)
+            return .handler(handler)
+        case .copied(let handlers):
+            handlers.callAll(Self.tick)
+            return nil
+        }
+    }
+
+    @Test func aLoneFirstHandlerIsLentAndComesBack() throws {
+        var handlers = TimerHandlers()
+        let calls = CallLog()
+        _ = handlers.add { _ in calls.append(0) }
+        for _ in 0..<2 {
+            let lent = try #require(run(handlers.lend()), "a lone first handler is lent, not copied")
+            // Out on loan, it still counts.
+            #expect(handlers.count == 1)
+            #expect(handlers.giveBack(lent) == nil)
+            #expect(handlers.count == 1)
+        }
+        #expect(calls.values == [0, 0])
+    }
+
+    @Test func aHandlerAddedWhileTheFirstIsLentComesAfterIt() throws {
+        var handlers = TimerHandlers()
+        let calls = CallLog()
+        _ = handlers.add { _ in calls.append(0) }
+        let lent = try #require(run(handlers.lend()))
+        #expect(handlers.add { _ in calls.append(1) } == 1)
+        #expect(handlers.add { _ in calls.append(2) } == 2)
+        #expect(handlers.count == 3)
+        #expect(handlers.giveBack(lent) == nil)
+        // Several handlers: copied for a run, in the order they were added.
+        #expect(run(handlers.lend()) == nil)
+        #expect(calls.values == [0, 0, 1, 2])
+        #expect(!handlers.remove(id: 3).found)
+        #expect(handlers.remove(id: 0).found)
+        #expect(run(handlers.lend()) == nil)
+        #expect(calls.values == [0, 0, 1, 2, 1, 2])
+    }
+
+    @Test(arguments: ["remove", "removeAll", "removeAfterAdd", "removeAllAfterAdd"])
+    func aLentHandlerRemovedMeanwhileIsReleasedByTheRunThatHoldsIt(_ removal: String) throws {
+        var handlers = TimerHandlers()
+        let calls = CallLog()
+        weak var weakCapture: CallLog?
+        do {
+            let capture = CallLog()
+            weakCapture = capture
+            _ = handlers.add { _ in capture.append(0) }
+        }
+        var lent = try #require(run(handlers.lend()))
+        if removal.hasSuffix("AfterAdd") { _ = handlers.add { _ in calls.append(1) } }
+        if removal.hasPrefix("removeAll") {
+            #expect(handlers.removeAll().count == (removal.hasSuffix("AfterAdd") ? 2 : 1))
+        } else {
+            let removed = handlers.remove(id: 0)
+            #expect(removed.found)
+            // The run holds the closure: the remover has nothing to release.
+            #expect(removed.handler == nil)
+        }
+        #expect(handlers.count == 0 || removal == "removeAfterAdd")
+        // The run under way still holds its handler's captures.
+        #expect(weakCapture != nil)
+        var unwanted = handlers.giveBack(lent)
+        lent = .handler { _ in }
+        #expect(unwanted != nil, "a removed handler is handed back to the run to release")
+        #expect(weakCapture != nil)
+        unwanted = nil
+        #expect(weakCapture == nil, "the removed handler was released when the run dropped it")
+        // Never lent again: later runs call what is registered now.
+        #expect(run(handlers.lend()) == nil)
+        #expect(calls.values == (removal == "removeAfterAdd" ? [1] : []))
+        #expect(handlers.add { _ in calls.append(2) } == (removal.hasSuffix("AfterAdd") ? 2 : 1))
     }
 
     private final class CallLog: Sendable {
