@@ -22,9 +22,9 @@ final class DictionaryFixture {
         let configuration = TimingWheel.Configuration(delivery: .immediate)
         dictionary = try ExpiringDictionary(configuration: configuration, scheduler: clock ?? SystemScheduler.shared)
         // The baseline is filled key by key beside the dictionary, as in every earlier run of these pairs. Filled after
-        // the dictionary instead, the unlocked baseline's touch read 142-150 ns against 175-197 interleaved (same build,
+        // the dictionary instead, the unlocked baseline's touch read 142-150 ns against 167-178 interleaved (same build,
         // 2026-11-29; Benchmarks/README.md): where its memory lands moves it by a quarter, while ExpiringDictionary's
-        // own time did not move (187-195 ns in both).
+        // own time did not move (183-210 ns in both).
         for key in 0..<entries {
             try dictionary.updateValue(key, forKey: key, expiringAfter: hour)
             if lockedBaseline {
