@@ -194,6 +194,8 @@ extension TimerInstant {
 extension Duration {
     /// `self + step · count`, saturating at the bounds of `Duration` instead of trapping.
     package func saturatingAdding(_ step: Duration, times count: Int) -> Duration {
+        // Every tick that missed nothing (a tick's `overdue`): no 128-bit multiplication.
+        if count == 0 { return self }
         let (product, productOverflow) = step.attoseconds.multipliedReportingOverflow(by: Int128(count))
         let (sum, sumOverflow) = attoseconds.addingReportingOverflow(product)
         guard !productOverflow, !sumOverflow else {

@@ -3,6 +3,23 @@ import Testing
 
 /// The one implementation of slots and late-tick policies (issue #11), and its arithmetic at the edges (#17).
 @Suite struct TickGridTests {
+    /// A tick's `overdue` is its lateness plus `missed` intervals, saturating: none missed (the common case, taken
+    /// without a multiplication) gives the lateness itself at every magnitude.
+    @Test func overdueAddsTheMissedIntervalsAndSaturates() {
+        let largest = Duration(attoseconds: .max)
+        let smallest = Duration(attoseconds: .min)
+        for value in [Duration.zero, .nanoseconds(7), .seconds(-3), largest, smallest] {
+            for step in [Duration.nanoseconds(1), .seconds(3_600), largest, smallest] {
+                #expect(value.saturatingAdding(step, times: 0) == value)
+            }
+        }
+        #expect(Duration.seconds(1).saturatingAdding(.milliseconds(250), times: 4) == .seconds(2))
+        #expect(Duration.seconds(1).saturatingAdding(.milliseconds(250), times: -4) == .zero)
+        #expect(Duration.seconds(1).saturatingAdding(largest, times: 2) == largest)
+        #expect(Duration.seconds(1).saturatingAdding(largest, times: -2) == smallest)
+        #expect(largest.saturatingAdding(.nanoseconds(1), times: 1) == largest)
+    }
+
     private let second = Duration.seconds(1)
     private let start = TimerInstant(offset: .seconds(100))
 
