@@ -26,11 +26,12 @@ extension TempoTimer {
     ///
     /// An ``TimerDelivery/immediate`` handler on ``SystemScheduler`` runs inside a driver thread's due action, and
     /// the driver reports that action's stall itself, with the number of actions it delayed.
-    func runInstrumented(_ tick: TimerTick, _ handlers: borrowing TimerHandlers.Run) {
+    ///
+    /// - Returns: The handler the run borrowed, for the drain to give back (see ``TimerHandlers/Run/callAll(_:)``).
+    func runInstrumented(_ tick: TimerTick, _ handlers: consuming TimerHandlers.Run) -> TimerHandlers.Lent? {
         let instruments = TimerInstruments.snapshot()
         guard !instruments.entries.isEmpty else {
-            handlers(tick)
-            return
+            return handlers.callAll(tick)
         }
         let label = label
         let clock = clock
@@ -40,19 +41,20 @@ extension TempoTimer {
         // be reported: a lock round trip).
         let poolMark = lane == .deliveryPool && instruments.stallThreshold != nil ? DeliveryPool.shared.waitMark : nil
         let start = durationNow()
-        handlers(tick)
+        let lent = handlers.callAll(tick)
         let duration = max(.zero, durationNow() - start)
         instruments.handlerFinished(
             TimerInstruments.HandlerEvent(label: label, clock: clock, lane: lane, index: tick.index, duration: duration)
         )
-        guard let threshold = instruments.stallThreshold, duration >= threshold else { return }
+        guard let threshold = instruments.stallThreshold, duration >= threshold else { return lent }
         let delayed: Int
         switch engine {
-        case .systemInline: return
+        case .systemInline: return lent
         case .systemPool: delayed = poolMark.map { DeliveryPool.shared.lanesDelayed(since: $0) } ?? 0
         case .systemQueue, .other: delayed = 0
         }
         instruments.stalled(
             TimerInstruments.StallEvent(label: label, clock: clock, lane: lane, duration: duration, delayed: delayed))
+        return lent
     }
 }

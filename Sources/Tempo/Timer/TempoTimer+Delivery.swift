@@ -197,22 +197,7 @@ extension TempoTimer {
                     preconditionFailure("a tick step came without its handlers")
                 }
                 // With no instrument added, one relaxed load (see TempoTimer+Instruments.swift).
-                if TimerInstruments.isActive {
-                    runInstrumented(tick, handlers)
-                    if case .lent(let handler) = consume handlers { lent = handler }
-                } else {
-                    switch consume handlers {
-                    case .lent(let loan):
-                        // Moved out of the loan, called, and moved back: no reference count on the closure.
-                        switch consume loan {
-                        case .handler(let handler):
-                            handler(tick)
-                            lent = .handler(handler)
-                        }
-                    case .copied(let handlers):
-                        handlers.callAll(tick)
-                    }
-                }
+                lent = TimerInstruments.isActive ? runInstrumented(tick, handlers) : handlers.callAll(tick)
                 delivered = !tick.isManual
             case .state(let newState, let handler):
                 handler(newState)

@@ -43,11 +43,20 @@ struct TimerHandlers {
         /// A copy of the handlers, dropped after the run (outside the lock: it may hold the last references).
         case copied(TimerHandlers)
 
-        /// Calls every handler of the run with `tick`, in order.
-        func callAsFunction(_ tick: TimerTick) {
-            switch self {
-            case .lent(.handler(let handler)): handler(tick)
-            case .copied(let handlers): handlers.callAll(tick)
+        /// Calls every handler of the run with `tick`, in order; returns the lent handler, for the drain to give back.
+        ///
+        /// Consuming: a lent closure is moved out of its case, called and moved back out, with no reference count.
+        consuming func callAll(_ tick: TimerTick) -> Lent? {
+            switch consume self {
+            case .lent(let loan):
+                switch consume loan {
+                case .handler(let handler):
+                    handler(tick)
+                    return .handler(handler)
+                }
+            case .copied(let handlers):
+                handlers.callAll(tick)
+                return nil
             }
         }
     }
