@@ -44,23 +44,34 @@ final class DictionaryFixture {
 }
 
 func registerExpiringDictionary() {
-    let system = Box<DictionaryFixture>()
-    let setup: Benchmark.BenchmarkSetupHook = { system.value = try DictionaryFixture(virtual: false) }
-    let teardown: Benchmark.BenchmarkTeardownHook = { system.value = nil }
-    func pair(_ operation: String, ours: @escaping (DictionaryFixture) throws -> Void,
-              baseline: @escaping (DictionaryFixture) -> Void) {
-        Benchmark("ExpiringDictionary/\(operation)/1M", configuration: perOperation, closure: { benchmark in
-            let fixture = system.value!
+    /// Registers `ours` as `ourName` and `baseline` as `baselineName`, both on the fixture `box` holds (built by
+    /// `makeFixture` before each benchmark, released after it).
+    func register(
+        _ ourName: String, _ baselineName: String, fixture box: Box<DictionaryFixture>,
+        makeFixture: @escaping () throws -> DictionaryFixture,
+        ours: @escaping (DictionaryFixture) throws -> Void, baseline: @escaping (DictionaryFixture) -> Void
+    ) {
+        let setup: Benchmark.BenchmarkSetupHook = { box.value = try makeFixture() }
+        let teardown: Benchmark.BenchmarkTeardownHook = { box.value = nil }
+        Benchmark(ourName, configuration: perOperation, closure: { benchmark in
+            let fixture = box.value!
             benchmark.startMeasurement()
             try ours(fixture)
             benchmark.stopMeasurement()
         }, setup: setup, teardown: teardown)
-        Benchmark("DictionaryPlusHeap/\(operation)/1M", configuration: perOperation, closure: { benchmark in
-            let fixture = system.value!
+        Benchmark(baselineName, configuration: perOperation, closure: { benchmark in
+            let fixture = box.value!
             benchmark.startMeasurement()
             baseline(fixture)
             benchmark.stopMeasurement()
         }, setup: setup, teardown: teardown)
+    }
+    let system = Box<DictionaryFixture>()
+    func pair(_ operation: String, ours: @escaping (DictionaryFixture) throws -> Void,
+              baseline: @escaping (DictionaryFixture) -> Void) {
+        register(
+            "ExpiringDictionary/\(operation)/1M", "DictionaryPlusHeap/\(operation)/1M", fixture: system,
+            makeFixture: { try DictionaryFixture(virtual: false) }, ours: ours, baseline: baseline)
     }
 
     // Insert 1,000 new keys (the size grows from 1M by at most 200k over a benchmark's iterations).
@@ -101,24 +112,12 @@ func registerExpiringDictionary() {
     // thread-safe dictionary takes a lock per call, which the unlocked pairs above leave out. The clock is read
     // before the lock, as `ExpiringDictionary` reads it.
     let lockedSystem = Box<DictionaryFixture>()
-    let lockedSetup: Benchmark.BenchmarkSetupHook = {
-        lockedSystem.value = try DictionaryFixture(virtual: false, lockedBaseline: true)
-    }
-    let lockedTeardown: Benchmark.BenchmarkTeardownHook = { lockedSystem.value = nil }
     func lockedPair(_ operation: String, ours: @escaping (DictionaryFixture) throws -> Void,
                     baseline: @escaping (DictionaryFixture) -> Void) {
-        Benchmark("ExpiringDictionary/\(operation)/1M/vs-locked", configuration: perOperation, closure: { benchmark in
-            let fixture = lockedSystem.value!
-            benchmark.startMeasurement()
-            try ours(fixture)
-            benchmark.stopMeasurement()
-        }, setup: lockedSetup, teardown: lockedTeardown)
-        Benchmark("LockedDictionaryPlusHeap/\(operation)/1M", configuration: perOperation, closure: { benchmark in
-            let fixture = lockedSystem.value!
-            benchmark.startMeasurement()
-            baseline(fixture)
-            benchmark.stopMeasurement()
-        }, setup: lockedSetup, teardown: lockedTeardown)
+        register(
+            "ExpiringDictionary/\(operation)/1M/vs-locked", "LockedDictionaryPlusHeap/\(operation)/1M",
+            fixture: lockedSystem, makeFixture: { try DictionaryFixture(virtual: false, lockedBaseline: true) },
+            ours: ours, baseline: baseline)
     }
     lockedPair("Update") { fixture in
         for key in fixture.keys() { try fixture.dictionary.updateValue(key &+ 1, forKey: key, expiringAfter: hour) }
