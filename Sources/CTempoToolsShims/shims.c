@@ -1,5 +1,9 @@
 // The shims are header-only static inline functions, except the heap reading and the signal pipe below, which
-// hold process-wide state.
+// hold process-wide state, and the processor binding, which needs _GNU_SOURCE.
+#ifdef __linux__
+#define _GNU_SOURCE  // pthread_setaffinity_np, CPU_SET
+#include <sched.h>
+#endif
 #include "CTempoToolsShims.h"
 
 #include <errno.h>
@@ -52,4 +56,24 @@ int ctempo_signal_pipe(const int *signals, int count) {
         if (sigaction(signals[i], &action, 0) != 0) return -1;
     }
     return ctempo_signal_read_end;
+}
+
+int ctempo_pin_to_processor(int ordinal) {
+#ifdef __linux__
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return errno;
+    int seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed)) continue;
+        if (seen++ != ordinal) continue;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    }
+    return EINVAL;
+#else
+    (void)ordinal;
+    return ENOTSUP;
+#endif
 }

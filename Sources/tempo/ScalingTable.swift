@@ -46,6 +46,11 @@ enum ScalingTable {
         let loadText = getloadavg(&load, 3) == 3 ? format1(load[0]) : "?"
         var text = "tempo bench --threads \(threads): \(perThread) timers per thread, \(passes) passes of start all"
         text += " + cancel all, \(rounds.count) round(s); load average \(loadText) at the end\n"
+        let bound = rounds.allSatisfy { $0.values.allSatisfy(\.boundToProcessors) }
+        text +=
+            bound
+            ? "each thread bound to a processor of its own\n"
+            : "threads not bound to processors (more threads than processors, or the system has no binding)\n"
         text += "pairs/µs = arm + cancel pairs per µs over all threads, ns/pair per thread, CPU/wall of the process;"
         text += " × = rate against the one-thread case; each for the fastest pass and for the median pass\n\n"
         let header = [

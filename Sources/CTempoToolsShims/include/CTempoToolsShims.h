@@ -46,6 +46,11 @@ static inline int64_t ctempo_voluntary_switches(void) {
     return (int64_t)usage.ru_nvcsw;
 }
 
+/// Binds the calling thread to the `ordinal`-th processor (from 0) that the process may run on (Linux:
+/// `sched_getaffinity`, then `pthread_setaffinity_np`). Returns 0, or an error number: `EINVAL` when the process may
+/// run on `ordinal` processors or fewer; `ENOTSUP` where the system has no such binding (Darwin).
+int ctempo_pin_to_processor(int ordinal);
+
 /// Whether ``ctempo_heap_bytes_in_use`` can read the allocator (glibc 2.33 or later, for `mallinfo2`).
 static inline int ctempo_heap_bytes_available(void) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))

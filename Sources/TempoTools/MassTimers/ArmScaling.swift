@@ -1,5 +1,7 @@
+import CTempoToolsShims
 import Dispatch
 package import Tempo
+import Synchronization
 
 /// How arming and cancelling scales with threads: `tempo bench --threads N`.
 ///
@@ -10,6 +12,12 @@ package import Tempo
 /// short passes (keep `perThread` small) let some run undisturbed, and the fastest is the one where the machine gave
 /// the threads their cores; the median is what a user meets. The process's CPU time over a pass, as a percentage of
 /// its wall time, tells whether the threads really ran at once (near `threads × 100` %).
+///
+/// When there are no more threads than processors, each thread is bound to a processor of its own (Linux; see
+/// ``Result/boundToProcessors``), in every case alike: woken together by the pass's signal, unbound threads were
+/// sometimes both placed on one processor while the other stayed idle (`perf sched timehist` showed the second thread
+/// waiting 1-2 ms to run on a 2-processor machine), which made a pass run its threads one after the other whatever
+/// the scheduler under test did.
 ///
 /// Thread-safety: run one measurement at a time.
 package enum ArmScaling {
@@ -68,6 +76,9 @@ package enum ArmScaling {
         package let medianNanosecondsPerPair: Double
         /// Process CPU time over wall time, in percent, in the median pass.
         package let medianCpuPercentOfWall: Double
+        /// Whether every thread ran bound to a processor of its own (see ``ArmScaling``): `false` with more threads
+        /// than processors, or where the system has no binding (Darwin) or refused it.
+        package let boundToProcessors: Bool
     }
 
     /// Measures `measured` with `threads` threads (one for the one-thread cases).
@@ -92,8 +103,13 @@ package enum ArmScaling {
         let bodies = makeBodies(measured, threads: threads, perThread: perThread)
         let go = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
-        for body in bodies {
+        let binds = threads <= DriverThread.activeProcessorCount
+        // Threads that bound themselves; each counts before its first `done`, so the count is complete after the
+        // warm-up pass.
+        let bound = Atomic<Int>(0)
+        for (index, body) in bodies.enumerated() {
             DriverThread.start(name: "tempo.bench") {
+                if binds && ctempo_pin_to_processor(Int32(index)) == 0 { bound.add(1, ordering: .relaxed) }
                 // The first pass warms up (table chunks, caches) and is not measured.
                 for _ in 0...passes {
                     go.wait()
@@ -127,7 +143,8 @@ package enum ArmScaling {
             nanosecondsPerPair: best.wall * Double(threads) / pairs,
             cpuPercentOfWall: 100 * best.cpu / best.wall,
             medianNanosecondsPerPair: median.wall * Double(threads) / pairs,
-            medianCpuPercentOfWall: 100 * median.cpu / median.wall
+            medianCpuPercentOfWall: 100 * median.cpu / median.wall,
+            boundToProcessors: bound.load(ordering: .relaxed) == threads
         )
     }
 
