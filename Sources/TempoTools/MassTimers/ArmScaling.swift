@@ -1,7 +1,7 @@
 import CTempoToolsShims
 import Dispatch
-package import Tempo
 import Synchronization
+package import Tempo
 
 /// How arming and cancelling scales with threads: `tempo bench --threads N`.
 ///
