@@ -212,9 +212,15 @@ struct CompactDeadlineQueue: ~Copyable {
 
     /// Whether the last two chunks of the slot table hold no live slot: every slot of theirs below ``usedSlots`` is
     /// free (the slots above it were never handed out since the table had this size).
+    ///
+    /// Counted first: the live slots must all fit below the two chunks, so with more live slots than that the answer
+    /// is no without reading the free set. (The free set's words were read on every removal from the last two chunks,
+    /// which is every removal while the table has two chunks: a scan of up to 32 words that stops at the first live
+    /// slot, from the bottom, where a queue cancelled in arming order has its free slots.)
     private var lastTwoChunksAreUnused: Bool {
         guard rows.capacity >= 2 * Self.chunkSize else { return false }
         let start = rows.capacity - 2 * Self.chunkSize
+        guard live <= start else { return false }
         return freeSlots.containsAll(start..<max(start, usedSlots))
     }
 
@@ -448,7 +454,11 @@ struct CompactDeadlineQueue: ~Copyable {
         precondition(
             rows.capacity < 2 * Self.chunkSize || highestLive >= rows.capacity - 2 * Self.chunkSize,
             "two unused chunks were kept at the end of the table")
-        precondition(!lastTwoChunksAreUnused, "the free set says the last two chunks are unused")
+        // The free set read whole, without the count that ``lastTwoChunksAreUnused`` checks first.
+        let lastTwo = max(0, rows.capacity - 2 * Self.chunkSize)
+        precondition(
+            rows.capacity < 2 * Self.chunkSize || !freeSlots.containsAll(lastTwo..<max(lastTwo, usedSlots)),
+            "the free set says the last two chunks are unused")
         freeSlots._checkInvariants()
         precondition(actions.count <= live, "a closure is kept for a free slot")
         precondition(punctual.count + lenient.count >= live, "deadline heaps lost entries")
