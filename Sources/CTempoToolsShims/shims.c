@@ -58,6 +58,16 @@ int ctempo_signal_pipe(const int *signals, int count) {
     return ctempo_signal_read_end;
 }
 
+int ctempo_allowed_processor_count(void) {
+#ifdef __linux__
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return 0;
+    return CPU_COUNT(&allowed);
+#else
+    return 0;
+#endif
+}
+
 int ctempo_pin_to_processor(int ordinal) {
 #ifdef __linux__
     cpu_set_t allowed;

@@ -46,6 +46,10 @@ static inline int64_t ctempo_voluntary_switches(void) {
     return (int64_t)usage.ru_nvcsw;
 }
 
+/// The number of processors the process may run on (Linux: `sched_getaffinity`), or 0 where the system has no such
+/// set (Darwin) or refused to tell.
+int ctempo_allowed_processor_count(void);
+
 /// Binds the calling thread to the `ordinal`-th processor (from 0) that the process may run on (Linux:
 /// `sched_getaffinity`, then `pthread_setaffinity_np`). Returns 0, or an error number: `EINVAL` when the process may
 /// run on `ordinal` processors or fewer; `ENOTSUP` where the system has no such binding (Darwin).

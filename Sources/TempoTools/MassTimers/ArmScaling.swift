@@ -103,7 +103,7 @@ package enum ArmScaling {
         let bodies = makeBodies(measured, threads: threads, perThread: perThread)
         let go = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
-        let binds = threads <= DriverThread.activeProcessorCount
+        let binds = threads <= allowedProcessorCount
         // Threads that bound themselves; each counts before its first `done`, so the count is complete after the
         // warm-up pass.
         let bound = Atomic<Int>(0)
@@ -147,6 +147,10 @@ package enum ArmScaling {
             boundToProcessors: bound.load(ordering: .relaxed) == threads
         )
     }
+
+    /// The number of processors the process may run on, which threads can be bound to one each (0 where the system
+    /// has no binding, as on Darwin).
+    package static var allowedProcessorCount: Int { Int(ctempo_allowed_processor_count()) }
 
     /// One pass per thread: arm its timers, then cancel them.
     private static func makeBodies(_ measured: Case, threads: Int, perThread: Int) -> [@Sendable () -> Void] {
