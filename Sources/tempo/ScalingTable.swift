@@ -40,6 +40,7 @@ enum ScalingTable {
         }
         let base: [ArmScaling.Case: ArmScaling.Case] = [
             .timerShared: .timerOneThread, .timerControl: .timerOneThread,
+            .createdShared: .createdOneThread, .createdControl: .createdOneThread,
             .shardedWheel: .shardedWheelOneThread,
         ]
         var load = [Double](repeating: 0, count: 3)
@@ -92,6 +93,10 @@ enum ScalingTable {
         text += verdict(
             shared: ratio(.timerShared, .timerOneThread, \.medianPairsPerMicrosecond),
             control: ratio(.timerControl, .timerOneThread, \.medianPairsPerMicrosecond), pass: "median")
+        text += verdict(
+            shared: ratio(.createdShared, .createdOneThread, \.medianPairsPerMicrosecond),
+            control: ratio(.createdControl, .createdOneThread, \.medianPairsPerMicrosecond),
+            pass: "created in the pass, median")
         return text
     }
 

@@ -5,8 +5,8 @@ extension TempoTimer {
     /// Where this timer's handlers run, for instrument events.
     var instrumentLane: TimerInstruments.Lane {
         switch engine {
-        case .systemInline: .driverThread
-        case .systemPool: DriverContext.current == nil ? .deliveryPool : .driverThread
+        case .systemInline, .sharedInline: .driverThread
+        case .systemPool, .sharedPool: DriverContext.current == nil ? .deliveryPool : .driverThread
         case .systemQueue: .queue
         case .other: .scheduler
         }
@@ -16,7 +16,7 @@ extension TempoTimer {
     /// while a handler runs must not make it look long or negative), the scheduler's clock otherwise.
     private func durationNow() -> TimerInstant {
         switch engine {
-        case .systemPool, .systemInline, .systemQueue: PlatformClock.now(.monotonic)
+        case .systemPool, .systemInline, .sharedPool, .sharedInline, .systemQueue: PlatformClock.now(.monotonic)
         case .other(let other): other.scheduler.now(other.clock)
         }
     }
@@ -49,8 +49,8 @@ extension TempoTimer {
         guard let threshold = instruments.stallThreshold, duration >= threshold else { return lent }
         let delayed: Int
         switch engine {
-        case .systemInline: return lent
-        case .systemPool: delayed = poolMark.map { DeliveryPool.shared.lanesDelayed(since: $0) } ?? 0
+        case .systemInline, .sharedInline: return lent
+        case .systemPool, .sharedPool: delayed = poolMark.map { DeliveryPool.shared.lanesDelayed(since: $0) } ?? 0
         case .systemQueue, .other: delayed = 0
         }
         instruments.stalled(

@@ -50,6 +50,9 @@ final class ClockDriver: Sendable {
     }
 
     let clock: TimerClock
+    /// Whether the driver belongs to ``SystemScheduler/shared``, which is never released: a timer may then hold it
+    /// without a reference count (``TempoTimer/Engine/sharedPool(_:)``).
+    let livesForever: Bool
     private let backend: SystemScheduler.Backend
     /// Owns the shards.
     private let shards: [ClockShard]
@@ -73,11 +76,15 @@ final class ClockDriver: Sendable {
     /// insert an action makes (a timer re-arming itself costs no syscall before its handler runs).
     private let waking = Atomic<Bool>(false)
 
-    init(clock: TimerClock, backend: SystemScheduler.Backend, shardCount: Int = ClockDriver.defaultShardCount) {
+    init(
+        clock: TimerClock, backend: SystemScheduler.Backend, shardCount: Int = ClockDriver.defaultShardCount,
+        livesForever: Bool = false
+    ) {
         precondition(
             (1...Self.maximumShardCount).contains(shardCount) && shardCount & (shardCount - 1) == 0,
             "a clock has 1, 2, 4, 8 or 16 shards")
         self.clock = clock
+        self.livesForever = livesForever
         self.backend = backend
         shards = (0..<shardCount).map { _ in ClockShard() }
         self.shardCount = shardCount

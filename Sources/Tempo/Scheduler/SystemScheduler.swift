@@ -95,7 +95,7 @@ public final class SystemScheduler: TimerScheduler {
     /// ``Backend/platformDefault`` and writes one line to standard error that names the value, once per process.
     public static let shared: SystemScheduler = {
         let name = getenv("TEMPO_SCHEDULER_BACKEND").flatMap { String(validatingCString: $0) }
-        return SystemScheduler(backend: backend(named: name, warn: writeToStandardError))
+        return SystemScheduler(backend: backend(named: name, warn: writeToStandardError), livesForever: true)
     }()
 
     /// The backend that `TEMPO_SCHEDULER_BACKEND=name` selects for ``shared``: `name`'s backend when this platform
@@ -127,10 +127,15 @@ public final class SystemScheduler: TimerScheduler {
     ///
     /// - Parameter backend: The kernel timer to sleep on; ``Backend/timerfd`` exists on Linux only.
     /// - Precondition: `backend` is available on this platform (``Backend/platformDefault`` always is).
-    public init(backend: Backend = .platformDefault) {
+    public convenience init(backend: Backend = .platformDefault) {
+        self.init(backend: backend, livesForever: false)
+    }
+
+    /// - Parameter livesForever: Whether this is ``shared``, which is never released (its drivers say so).
+    private init(backend: Backend, livesForever: Bool) {
         precondition(backend.isAvailable, "the \(backend) backend does not exist on this platform")
         self.backend = backend
-        drivers = TimerClock.allCases.map { ClockDriver(clock: $0, backend: backend) }
+        drivers = TimerClock.allCases.map { ClockDriver(clock: $0, backend: backend, livesForever: livesForever) }
     }
 
     /// Reads the real clock: `clock_gettime` on the clock's kernel clock.
@@ -192,6 +197,11 @@ public final class SystemScheduler: TimerScheduler {
     /// The driver of `clock`: what a ``TempoTimer`` on this scheduler keeps (it knows its clock and arms directly).
     func driver(for clock: TimerClock) -> ClockDriver {
         drivers[clock.index]
+    }
+
+    /// The driver of `clock`, without a reference count (the scheduler keeps it alive).
+    func unretainedDriver(for clock: TimerClock) -> Unmanaged<ClockDriver> {
+        drivers.withUnsafeBufferPointer { Unmanaged.passUnretained($0[clock.index]) }
     }
 
     private func schedule(

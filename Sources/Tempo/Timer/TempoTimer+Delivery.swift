@@ -49,7 +49,7 @@ extension TempoTimer {
     ) {
         let monotonicNow = driver.clock == .monotonic ? now?.nanosecondsRoundedDown : nil
         let target: ScheduledTargetReference
-        if case .systemPool = engine { target = .pooledTimer(self) } else { target = .timer(self) }
+        if engine.isPooled { target = .pooledTimer(self) } else { target = .timer(self) }
         let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: target, now: monotonicNow)
         // Always recorded: the transition that requested the arm left the machine waiting for exactly this one.
         if !machine.armed(action, generation: arm.generation) {
@@ -113,8 +113,8 @@ extension TempoTimer {
 
     private func startDrain() {
         switch engine {
-        case .systemInline: drain()
-        case .systemPool:
+        case .systemInline, .sharedInline: drain()
+        case .systemPool, .sharedPool:
             // On a driver thread, the first mailbox of a wake is drained there, without a second wakeup.
             if let context = DriverContext.current, context.take(self) { return }
             DeliveryPool.shared.submit(self)

@@ -79,11 +79,15 @@ public final class TempoTimer: Sendable {
         if !validated { try configuration.validate() }
         let clock = configuration.clock
         if let system = Self.systemScheduler(scheduler) {
-            let driver = system._withUnsafeGuaranteedRef { $0.driver(for: clock) }
+            let driver = system._withUnsafeGuaranteedRef { $0.unretainedDriver(for: clock) }
+            let livesForever = driver._withUnsafeGuaranteedRef { $0.livesForever }
             switch configuration.delivery.kind {
-            case .immediate: engine = .systemInline(driver)
-            case .privateQueue: engine = .systemPool(driver)
-            case .queue(let target): engine = .systemQueue(QueueRoute(driver: driver, queue: target))
+            case .immediate:
+                engine = livesForever ? .sharedInline(driver) : .systemInline(driver.takeUnretainedValue())
+            case .privateQueue:
+                engine = livesForever ? .sharedPool(driver) : .systemPool(driver.takeUnretainedValue())
+            case .queue(let target):
+                engine = .systemQueue(QueueRoute(driver: driver.takeUnretainedValue(), queue: target))
             }
         } else {
             // Not `scheduler` itself: its pending action keeps this timer alive (see `keptReference`).
@@ -119,6 +123,7 @@ public final class TempoTimer: Sendable {
     /// The clock this timer measures deadlines on.
     public var clock: TimerClock {
         switch engine {
+        case .sharedPool(let driver), .sharedInline(let driver): driver._withUnsafeGuaranteedRef { $0.clock }
         case .systemPool(let driver), .systemInline(let driver): driver.clock
         case .systemQueue(let route): route.driver.clock
         case .other(let other): other.clock
@@ -130,17 +135,13 @@ public final class TempoTimer: Sendable {
     /// reference count a cache line that all threads arming timers wrote (issue #31). The driver stays alive
     /// meanwhile: ``engine``, a constant of the timer, holds it.
     @inline(__always)
-    var unretainedDriver: Unmanaged<ClockDriver>? {
-        switch engine {
-        case .systemPool(let driver), .systemInline(let driver): Unmanaged.passUnretained(driver)
-        case .systemQueue(let route): Unmanaged.passUnretained(route.driver)
-        case .other: nil
-        }
-    }
+    var unretainedDriver: Unmanaged<ClockDriver>? { engine.driver }
 
     /// The current instant of the timer's clock.
     func now() -> TimerInstant {
         switch engine {
+        case .sharedPool(let driver), .sharedInline(let driver):
+            PlatformClock.now(driver._withUnsafeGuaranteedRef { $0.clock })
         case .systemPool(let driver), .systemInline(let driver): PlatformClock.now(driver.clock)
         case .systemQueue(let route): PlatformClock.now(route.driver.clock)
         case .other(let other): other.scheduler.now(other.clock)
@@ -173,8 +174,8 @@ public final class TempoTimer: Sendable {
     /// The delivery the timer was created with, read back from its engine.
     var currentDelivery: TimerDelivery {
         switch engine {
-        case .systemInline: .immediate
-        case .systemPool: .privateQueue
+        case .systemInline, .sharedInline: .immediate
+        case .systemPool, .sharedPool: .privateQueue
         case .systemQueue(let route): route.queue === DeliveryPool.queue ? .privateQueue : .queue(route.queue)
         case .other(let other):
             if let queue = other.queue {

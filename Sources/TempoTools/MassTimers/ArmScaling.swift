@@ -30,6 +30,13 @@ package enum ArmScaling {
         /// The control: each thread's ``TempoTimer``s on a ``SystemScheduler`` of its own (nothing shared but the
         /// machine).
         case timerControl
+        /// As ``timerOneThread``, but each pass creates its timers too (`TempoTimer(...).start()`, as most code arms
+        /// a timer) and releases them after cancelling them.
+        case createdOneThread
+        /// As ``timerShared``, each pass creating and releasing its timers.
+        case createdShared
+        /// As ``timerControl``, each pass creating and releasing its timers.
+        case createdControl
         /// Value timers of one ``TimingWheel``, armed and cancelled by one thread.
         case wheelOneThread
         /// Value timers of a ``ShardedTimingWheel``, armed and cancelled by one thread.
@@ -43,6 +50,9 @@ package enum ArmScaling {
             case .timerOneThread: "tempo-timer, 1 thread"
             case .timerShared: "tempo-timer, N threads, shared scheduler"
             case .timerControl: "control: tempo-timer, N threads, a scheduler each"
+            case .createdOneThread: "created in the pass, 1 thread"
+            case .createdShared: "created in the pass, N threads, shared scheduler"
+            case .createdControl: "control: created in the pass, N threads, a scheduler each"
             case .wheelOneThread: "timing-wheel, 1 thread"
             case .shardedWheelOneThread: "sharded-wheel, 1 thread"
             case .shardedWheel: "sharded-wheel, N threads"
@@ -52,8 +62,8 @@ package enum ArmScaling {
         /// Whether the case runs on one thread whatever N is.
         package var isOneThread: Bool {
             switch self {
-            case .timerOneThread, .wheelOneThread, .shardedWheelOneThread: true
-            case .timerShared, .timerControl, .shardedWheel: false
+            case .timerOneThread, .createdOneThread, .wheelOneThread, .shardedWheelOneThread: true
+            case .timerShared, .timerControl, .createdShared, .createdControl, .shardedWheel: false
             }
         }
     }
@@ -159,6 +169,10 @@ package enum ArmScaling {
             return (0..<threads).map { _ in timerPass(perThread: perThread, scheduler: SystemScheduler.shared) }
         case .timerControl:
             return (0..<threads).map { _ in timerPass(perThread: perThread, scheduler: SystemScheduler()) }
+        case .createdOneThread, .createdShared:
+            return (0..<threads).map { _ in creatingPass(perThread: perThread, scheduler: SystemScheduler.shared) }
+        case .createdControl:
+            return (0..<threads).map { _ in creatingPass(perThread: perThread, scheduler: SystemScheduler()) }
         case .wheelOneThread:
             let wheel = try! TimingWheel(
                 configuration: .init(delivery: .immediate, initialCapacity: perThread), handler: NoHandler())
@@ -198,6 +212,25 @@ package enum ArmScaling {
             for timer in timers { timer.start() }
             for timer in timers { timer.cancel() }
         }
+    }
+
+    /// A pass that creates and starts `perThread` timers due in an hour, then cancels and releases them.
+    private static func creatingPass(perThread: Int, scheduler: SystemScheduler) -> @Sendable () -> Void {
+        let timers = TimerBuffer(capacity: perThread)
+        return {
+            for _ in 0..<perThread {
+                timers.items.append(try! TempoTimer(.after(.seconds(3600)), scheduler: scheduler) { _ in }.start())
+            }
+            for timer in timers.items { timer.cancel() }
+            timers.items.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The timers of one thread's creating pass, kept between passes so that a pass allocates no array.
+    private final class TimerBuffer: @unchecked Sendable {
+        // @unchecked: as ``HandleBuffer``.
+        var items: [TempoTimer] = []
+        init(capacity: Int) { items.reserveCapacity(capacity) }
     }
 
     /// The handles of one thread's pass, kept between passes so that a pass allocates no array.

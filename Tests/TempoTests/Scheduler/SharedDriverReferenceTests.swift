@@ -1,0 +1,63 @@
+import Testing
+
+@testable import Tempo
+
+/// A timer on ``SystemScheduler/shared`` holds its clock driver without a reference count (the shared scheduler is
+/// never released); a timer on a scheduler of its own holds a counted reference, which keeps the driver running
+/// after the caller let go of that scheduler.
+@Suite struct SharedDriverReferenceTests {
+    @Test func onlyTheSharedSchedulersDriversAreHeldUncounted() throws {
+        let shared = try TempoTimer(.after(.seconds(60))) { _ in }
+        let sharedInline = try TempoTimer(.after(.seconds(60), delivery: .immediate)) { _ in }
+        let own = SystemScheduler()
+        let ownTimer = try TempoTimer(.after(.seconds(60)), scheduler: own) { _ in }
+        let ownInline = try TempoTimer(.after(.seconds(60), delivery: .immediate), scheduler: own) { _ in }
+        guard case .sharedPool = shared.engine else {
+            Issue.record("shared, default delivery: \(shared.engine)")
+            return
+        }
+        guard case .sharedInline = sharedInline.engine else {
+            Issue.record("shared, immediate")
+            return
+        }
+        guard case .systemPool = ownTimer.engine else {
+            Issue.record("own scheduler, default delivery")
+            return
+        }
+        guard case .systemInline = ownInline.engine else {
+            Issue.record("own scheduler, immediate")
+            return
+        }
+        #expect(
+            shared.unretainedDriver?.toOpaque() == SystemScheduler.shared.unretainedDriver(for: .monotonic).toOpaque())
+        #expect(ownTimer.unretainedDriver?.toOpaque() == own.unretainedDriver(for: .monotonic).toOpaque())
+        guard case .privateQueue = shared.currentDelivery.kind, case .immediate = sharedInline.currentDelivery.kind
+        else {
+            Issue.record("the delivery read back from the engine")
+            return
+        }
+        #expect(shared.clock == .monotonic && ownTimer.clock == .monotonic)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aTimerKeepsTheDriverOfAReleasedSchedulerRunning() async throws {
+        let (fired, continuation) = AsyncStream.makeStream(of: Int.self)
+        weak var released: SystemScheduler?
+        let timer: TempoTimer
+        do {
+            let own = SystemScheduler()
+            released = own
+            timer = try TempoTimer(.every(.milliseconds(1), repeats: .times(3)), scheduler: own) { tick in
+                continuation.yield(tick.index)
+            }
+        }
+        #expect(released == nil, "the timer must keep the driver, not the scheduler")
+        timer.start()
+        defer { timer.cancel() }
+        var seen: [Int] = []
+        for await index in fired {
+            seen.append(index)
+            if index == 3 { break }
+        }
+        #expect(seen.last == 3)
+    }
+}
