@@ -56,9 +56,15 @@ extension PostgresTests {
                 #expect(all > after)  // runs before the restart too
                 #expect(after > 0, "no run after the restart; server log: \(server.logTail)")
                 // The outage was reported: postgres-nio's pool makes a query wait for a connection while the
-                // server is down, and the attempt timeout turns that wait into a logged, retried error.
-                let failures = log.count("postgres: claiming a date failed; retrying")
-                #expect(failures > 0, "no failed claim logged during the outage")
+                // server is down, and the attempt timeout turns that wait into a logged, retried error. Whichever call
+                // met the outage reports it: a claim most often, but on a loaded machine both replicas may be in
+                // another call then (a cursor write, a run's end), or in a run's fenced transaction, which is not
+                // retried and fails the run (CI of 5af1de6 logged no failed claim under AddressSanitizer).
+                let retried = log.lines(containing: "postgres: ").filter { $0.contains(" failed; ") }
+                let failedRuns = log.count("job run failed")
+                #expect(
+                    retried.count + failedRuns > 0,
+                    "the outage was not logged: no database call failed and no run failed")
                 // Never a second run of a date:
                 #expect(log.count("duplicate key") == 0)
                 #expect(log.count("23505") == 0)

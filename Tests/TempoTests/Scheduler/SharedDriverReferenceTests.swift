@@ -12,22 +12,9 @@ import Testing
         let own = SystemScheduler()
         let ownTimer = try TempoTimer(.after(.seconds(60)), scheduler: own) { _ in }
         let ownInline = try TempoTimer(.after(.seconds(60), delivery: .immediate), scheduler: own) { _ in }
-        guard case .sharedPool = shared.engine else {
-            Issue.record("shared, default delivery: \(shared.engine)")
-            return
-        }
-        guard case .sharedInline = sharedInline.engine else {
-            Issue.record("shared, immediate")
-            return
-        }
-        guard case .systemPool = ownTimer.engine else {
-            Issue.record("own scheduler, default delivery")
-            return
-        }
-        guard case .systemInline = ownInline.engine else {
-            Issue.record("own scheduler, immediate")
-            return
-        }
+        #expect(
+            [shared, sharedInline, ownTimer, ownInline].map { Self.name($0.engine) }
+                == ["sharedPool", "sharedInline", "systemPool", "systemInline"])
         #expect(
             shared.unretainedDriver?.toOpaque() == SystemScheduler.shared.unretainedDriver(for: .monotonic).toOpaque())
         #expect(ownTimer.unretainedDriver?.toOpaque() == own.unretainedDriver(for: .monotonic).toOpaque())
@@ -37,6 +24,17 @@ import Testing
             return
         }
         #expect(shared.clock == .monotonic && ownTimer.clock == .monotonic)
+    }
+
+    private static func name(_ engine: TempoTimer.Engine) -> String {
+        switch engine {
+        case .sharedPool: "sharedPool"
+        case .sharedInline: "sharedInline"
+        case .systemPool: "systemPool"
+        case .systemInline: "systemInline"
+        case .systemQueue: "systemQueue"
+        case .other: "other"
+        }
     }
 
     @Test(.timeLimit(.minutes(2))) func aTimerKeepsTheDriverOfAReleasedSchedulerRunning() async throws {
