@@ -1,9 +1,10 @@
 import Dispatch
 
 extension TempoTimer {
-    /// The scheduler, clock and delivery route of a timer, in one word: every case holds one reference (counted, or
-    /// for ``SystemScheduler/shared``'s drivers not), so the case fits in the reference's spare bits. The two common cases on ``SystemScheduler`` hold the driver of the timer's
-    /// clock (which knows the clock) directly; the others hold a small box made when the timer is created.
+    /// The scheduler, clock and delivery route of a timer, in one word: every case holds one reference (counted, but
+    /// for ``SystemScheduler/shared``'s drivers), so the case fits in the reference's spare bits. The four common cases
+    /// on ``SystemScheduler`` hold the driver of the timer's clock (which knows the clock) directly; the others hold a
+    /// small box made when the timer is created.
     enum Engine {
         /// ``SystemScheduler``, default delivery: drained on ``DeliveryPool/shared`` (or the driver thread).
         case systemPool(ClockDriver)

@@ -139,13 +139,8 @@ public final class TempoTimer: Sendable {
 
     /// The current instant of the timer's clock.
     func now() -> TimerInstant {
-        switch engine {
-        case .sharedPool(let driver), .sharedInline(let driver):
-            PlatformClock.now(driver._withUnsafeGuaranteedRef { $0.clock })
-        case .systemPool(let driver), .systemInline(let driver): PlatformClock.now(driver.clock)
-        case .systemQueue(let route): PlatformClock.now(route.driver.clock)
-        case .other(let other): other.scheduler.now(other.clock)
-        }
+        if case .other(let other) = engine { return other.scheduler.now(other.clock) }
+        return PlatformClock.now(clock)
     }
 
     /// Whether the timer finished or was cancelled and no delivery is queued or running (see
