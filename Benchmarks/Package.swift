@@ -33,6 +33,13 @@ let package = Package(
             dependencies: ["CProcessStats", .product(name: "Tempo", package: "Tempo")],
             path: "Benchmarks/WheelProbe"
         ),
+        // Arm + cancel of TempoTimers against Dispatch sources with its own loops, and the cost of creating a timer
+        // against allocating an object of its size (`swift build -c release --product ArmProbe`; issue #44).
+        .executableTarget(
+            name: "ArmProbe",
+            dependencies: [.product(name: "Tempo", package: "Tempo")],
+            path: "Benchmarks/ArmProbe"
+        ),
         // Mass expiry of TempoTimers against Dispatch sources, and a check that each timer's handlers stay serial
         // (`swift build -c release --product ExpiryProbe`; issue #44).
         .executableTarget(
