@@ -11,13 +11,14 @@
 //   cd Benchmarks && swift build -c release --product ExpiryProbe
 //   .build/release/ExpiryProbe [ROUNDS] [COUNT ...]        # default: 5 rounds of 10000 and 100000
 import Dispatch
+import Synchronization
+import Tempo
+
 #if canImport(Glibc)
 import Glibc
 #else
 import Darwin
 #endif
-import Synchronization
-import Tempo
 
 /// Tempo's monotonic clock in nanoseconds (each subject is timed on its own clock: Dispatch's uptime need not be the
 /// same kernel clock).
@@ -29,22 +30,26 @@ func tempoNanoseconds() -> UInt64 {
 func cpuNanoseconds() -> Int {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000_000 + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000
+    return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000_000
+        + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000
 }
 
 func dispatchNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// One round's cost per fired timer: wall-clock nanoseconds from the deadline to the last handler, and the process's
-/// CPU nanoseconds (every thread's, user and system) spent over that span.
+/// CPU nanoseconds (every thread's, user and system) spent over that span; and the microseconds from the deadline to
+/// the first handler (how late the expiry starts: a wake's latency, not a per-timer cost).
 struct Round {
     let wall: Double
     let cpu: Double
+    let first: Double
 }
 
 /// Counts handler runs and notes the clock when the last expected one ran.
 final class Counter: Sendable {
     let fired = Atomic<Int>(0)
     let target: Int
+    let first = Atomic<UInt64>(0)
     let last = Atomic<UInt64>(0)
     let done = DispatchSemaphore(value: 0)
     let clock: @Sendable () -> UInt64
@@ -55,10 +60,17 @@ final class Counter: Sendable {
     }
 
     func fire() {
-        if fired.wrappingAdd(1, ordering: .relaxed).newValue == target {
+        let fired = fired.wrappingAdd(1, ordering: .relaxed).newValue
+        if fired == 1 { first.store(clock(), ordering: .relaxed) }
+        if fired == target {
             last.store(clock(), ordering: .relaxed)
             done.signal()
         }
+    }
+
+    /// Microseconds from `deadline` to the first handler.
+    func firstLatency(after deadline: UInt64) -> Double {
+        (Double(first.load(ordering: .relaxed)) - Double(deadline)) / 1_000
     }
 }
 
@@ -79,7 +91,8 @@ func tempoRound(_ count: Int) -> Round? {
     let cpu1 = cpuNanoseconds()
     let cost = (Double(counter.last.load(ordering: .relaxed)) - Double(deadline)) / Double(count)
     for timer in timers { timer.cancel() }
-    return inTime ? Round(wall: cost, cpu: Double(cpu1 - cpu0) / Double(count)) : nil
+    let cpu = Double(cpu1 - cpu0) / Double(count)
+    return inTime ? Round(wall: cost, cpu: cpu, first: counter.firstLatency(after: deadline)) : nil
 }
 
 func dispatchRound(_ count: Int) -> Round? {
@@ -102,7 +115,8 @@ func dispatchRound(_ count: Int) -> Round? {
     let cost = (Double(counter.last.load(ordering: .relaxed)) - Double(deadline)) / Double(count)
     for source in sources { source.cancel() }
     queue.sync {}
-    return inTime ? Round(wall: cost, cpu: Double(cpu1 - cpu0) / Double(count)) : nil
+    let cpu = Double(cpu1 - cpu0) / Double(count)
+    return inTime ? Round(wall: cost, cpu: cpu, first: counter.firstLatency(after: deadline)) : nil
 }
 
 /// `count` repeating timers of 5 ms, all due at the same instants, 4 ticks each; returns (ticks, overlaps).
@@ -144,7 +158,8 @@ func settle() {
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
@@ -155,9 +170,13 @@ let counts = arguments.count > 1 ? Array(arguments.dropFirst()) : [10_000, 100_0
 SystemScheduler.shared.startThreads(for: [.monotonic])
 _ = tempoRound(1_000)
 _ = dispatchRound(1_000)
-print("ns per fired timer, N timers due at one instant; \(rounds) rounds, subjects alternating, the process quiet before each")
+print(
+    "ns per fired timer, N timers due at one instant; \(rounds) rounds, subjects alternating, the process quiet before each"
+)
 print("wall: deadline to last handler; CPU: the whole process's CPU time over that span (all threads); medians (range)")
-print("      N  TempoTimer wall    CPU               DispatchSource wall  CPU               wall ratio (range)  CPU ratio")
+print(
+    "      N  TempoTimer wall    CPU               DispatchSource wall  CPU               wall ratio (range)  CPU ratio"
+)
 func show(_ values: [Double]) -> String {
     "\(Int(median(values).rounded())) (\(Int(values.min()!.rounded()))-\(Int(values.max()!.rounded())))"
 }
@@ -172,7 +191,8 @@ for count in counts {
         }
         if !tempo.isEmpty {
             print(
-                "\(count)".leftPad(7) + "  " + show(tempo.map(\.wall)).rightPad(17) + show(tempo.map(\.cpu)).rightPad(18)
+                "\(count)".leftPad(7) + "  " + show(tempo.map(\.wall)).rightPad(17)
+                    + show(tempo.map(\.cpu)).rightPad(18)
                     + "(Dispatch not run)")
         }
         continue
@@ -206,9 +226,13 @@ for count in counts {
         "\(count)".leftPad(7) + "  " + show(tempo.map(\.wall)).rightPad(17) + show(tempo.map(\.cpu)).rightPad(18)
             + show(dispatch.map(\.wall)).rightPad(21) + show(dispatch.map(\.cpu)).rightPad(18)
             + ratio(wallRatios).rightPad(20) + "\((median(cpuRatios) * 100).rounded() / 100)x")
+    print(
+        "".leftPad(7) + "  deadline to first handler, µs: TempoTimer " + show(tempo.map(\.first)) + ", DispatchSource "
+            + show(dispatch.map(\.first)))
 }
 let overlap = overlapRound(10_000)
-print("10000 repeating timers due together, 4 ticks each: \(overlap.ticks) handler runs, \(overlap.overlaps) overlapping")
+print(
+    "10000 repeating timers due together, 4 ticks each: \(overlap.ticks) handler runs, \(overlap.overlaps) overlapping")
 
 extension String {
     func leftPad(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
