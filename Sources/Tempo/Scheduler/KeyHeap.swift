@@ -123,6 +123,58 @@ struct KeyHeap: ~Copyable {
         }
     }
 
+    /// Where a resumable pass of ``collectLive(dueBy:_:from:atMost:into:)`` stands: the next index to read, and the last
+    /// index that may hold a due key (a child of a due key read so far).
+    struct DueWalk {
+        var index = 0
+        var reach = 0
+    }
+
+    /// The one-pass walk of ``collectLiveInOnePass(dueBy:_:into:)``, resumable: appends live keys due by `limit`, reading
+    /// from `walk`, and stops once it appended `atMost` keys or read past the last index that can hold a due key.
+    /// The storage must not change between calls (the caller releases keys, which only kills them).
+    ///
+    /// - Returns: Whether the walk can find more keys (`false` once it read past the last index that can hold one).
+    func collectLive(
+        dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, from walk: inout DueWalk, atMost: Int,
+        into keys: inout [CompactDeadlineQueue.Key]
+    ) -> Bool {
+        var found = 0
+        while walk.index <= walk.reach && walk.index < count {
+            let key = storage[walk.index]
+            walk.index += 1
+            if key.instant <= limit {
+                walk.reach = 2 * (walk.index - 1) + 2
+                if key.isLive(in: sequences) {
+                    keys.append(key)
+                    found += 1
+                    if found == atMost { return true }
+                }
+            }
+        }
+        return false
+    }
+
+    /// Whether at least `threshold` live keys are due by `limit`: the walk of ``collectLiveInOnePass(dueBy:_:into:)``,
+    /// stopped at the threshold.
+    func hasLive(dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, atLeast threshold: Int) -> Bool {
+        var found = 0
+        var reach = 0
+        var index = 0
+        while index <= reach && index < count {
+            let key = storage[index]
+            if key.instant <= limit {
+                if key.isLive(in: sequences) {
+                    found += 1
+                    if found >= threshold { return true }
+                }
+                reach = 2 * index + 2
+            }
+            index += 1
+        }
+        return false
+    }
+
     /// Restores the heap order of the whole storage.
     ///
     /// - Complexity: O(n).

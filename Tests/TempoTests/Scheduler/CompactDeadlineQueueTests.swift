@@ -153,6 +153,59 @@ private func popDue(_ queue: inout CompactDeadlineQueue, now: Int) -> [UInt64] {
         }
     }
 
+    /// A mass expiry with a hand-over (the driver's wake): the due default-delivery timers of the punctual heap are
+    /// handed over as the walk finds them, each once; the rest of the due work (closures, lenient entries) comes out
+    /// in the reference order; cancelled entries never come out, and entries not due stay, with the queue's invariants
+    /// kept (the walk defers compaction and the slot table's shrinking to its end).
+    @Test func aMassExpiryHandsItsPooledTimersOverAndKeepsTheRestInOrder() throws {
+        let timer = try TempoTimer(.after(.seconds(3_600))) { _ in }
+        var queue = CompactDeadlineQueue()
+        var slots: [UInt64: UInt32] = [:]
+        var pooled: Set<UInt64> = []
+        // (deadline, id) of every due entry not cancelled.
+        var due: [(deadline: Int, id: UInt64)] = []
+        for id in UInt64(1)...6_000 {
+            let deadline = id % 10 == 0 ? 1_000 : 100 + Int(id % 7)
+            let lenient = id % 11 == 0
+            let leeway: Duration = lenient ? .nanoseconds(5) : .zero
+            if id % 3 == 0 {
+                slots[id] = queue.insert(id: id, deadline: instant(deadline), leeway: leeway, work: .action({}))
+            } else {
+                slots[id] = queue.insert(
+                    id: id, deadline: instant(deadline), leeway: leeway, target: .pooledTimer(timer))
+                if !lenient && deadline < 1_000 { pooled.insert(id) }
+            }
+            if deadline < 1_000 { due.append((deadline, id)) }
+        }
+        for id in stride(from: UInt64(13), through: 6_000, by: 13) {
+            #expect(queue.remove(id: id, slot: slots[id]!) != nil)
+            pooled.remove(id)
+            due.removeAll { $0.id == id }
+        }
+        final class HandedOver: @unchecked Sendable { var ids: [UInt64] = [] }
+        let handedOver = HandedOver()
+        var work: [(UInt64, CompactDeadlineQueue.Work)] = []
+        var deadlines: [Int64] = []
+        queue.popDue(now: instant(200), into: &work, deadlines: &deadlines) {
+            (handed: consuming CompactDeadlineQueue.Work) in
+            if case .target(.pooledTimer, let id) = handed {
+                handedOver.ids.append(id)
+            } else {
+                Issue.record("not a timer")
+            }
+        }
+        #expect(handedOver.ids.count == pooled.count && Set(handedOver.ids) == pooled)
+        let expected = due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }.map(\.id).filter {
+            !pooled.contains($0)
+        }
+        #expect(work.map(\.0) == expected)
+        #expect(deadlines.count == work.count && deadlines == deadlines.sorted())
+        // The entries due at 1,000 (every tenth id) that were not cancelled (every 130th id of all was).
+        #expect(queue.count == 600 - 6_000 / 130)
+        queue._checkInvariants()
+        #expect(queue.wakeInstant() == instant(1_000))
+    }
+
     @Test func aPunctualEntryBehindALenientOneSetsTheWake() {
         var queue = CompactDeadlineQueue()
         queue.insert(id: 1, deadline: instant(10), leeway: .nanoseconds(100), work: .action({}))
