@@ -84,10 +84,6 @@ struct CompactDeadlineQueue: ~Copyable {
     private var lenientWake = KeyHeap()
     private var nextSequence: UInt32
     private var live = 0
-    /// Set while a bulk take walks the punctual heap: ``release(_:)`` then leaves the heaps and the slot table as they
-    /// are (no compaction, no chunk given back), so that the walk's indices and liveness checks stay valid; the take
-    /// cleans up once at its end.
-    private var walkingInBulk = false
 
     /// Creates an empty queue.
     ///
@@ -189,7 +185,19 @@ struct CompactDeadlineQueue: ~Copyable {
         return release(index)
     }
 
+    /// Frees `slot` and returns its work, then compacts the heaps if dead keys outnumber live ones and gives unused
+    /// chunks of the slot table back.
     private mutating func release(_ slot: Int) -> Work {
+        let work = detach(slot)
+        compactIfMostlyDead()
+        // Only a slot of the last two chunks can leave them both unused.
+        if slot >= rows.capacity - 2 * Self.chunkSize { releaseUnusedChunks() }
+        return work
+    }
+
+    /// Frees `slot` and returns its work, leaving the heaps and the slot table's size as they are (a bulk take walks
+    /// the heap meanwhile, and cleans up once at its end).
+    private mutating func detach(_ slot: Int) -> Work {
         // Moves the target out of the row (no retain or release), leaving the free row in its place.
         var row = rows.exchange(at: slot, with: Row(target: nil, id: 0))
         let work: Work
@@ -202,14 +210,15 @@ struct CompactDeadlineQueue: ~Copyable {
         sequences[slot] = 0
         freeSlots.insert(slot)
         live -= 1
-        guard !walkingInBulk else { return work }
+        return work
+    }
+
+    /// Compacts the heaps when their keys, dead ones included, are more than four times the live entries.
+    private mutating func compactIfMostlyDead() {
         let keys = punctual.count + lenient.count + lenientWake.count
         if keys > 64 && keys > 4 * live {
             compact()
         }
-        // Only a slot of the last two chunks can leave them both unused.
-        if slot >= rows.capacity - 2 * Self.chunkSize { releaseUnusedChunks() }
-        return work
     }
 
     /// ``ChunkedBuffer/chunkSize`` of the slot table.
@@ -360,7 +369,6 @@ struct CompactDeadlineQueue: ~Copyable {
         var chunk: [Key] = []
         chunk.reserveCapacity(Self.handOffChunk)
         var walk = KeyHeap.DueWalk()
-        walkingInBulk = true
         var more = true
         while more {
             chunk.removeAll(keepingCapacity: true)
@@ -368,8 +376,9 @@ struct CompactDeadlineQueue: ~Copyable {
             for key in chunk {
                 let slot = Int(key.slot)
                 let id = rows[slot].id
-                // Its heap copy is dead from here on (the release clears the slot's sequence number).
-                let work = release(slot)
+                // Its heap copy is dead from here on (detaching clears the slot's sequence number); the heap keeps its
+                // order until the walk ends.
+                let work = detach(slot)
                 // Matched with no binding: the timer is not read here.
                 if case .target(.pooledTimer, _) = work {
                     handOff(work)
@@ -378,7 +387,6 @@ struct CompactDeadlineQueue: ~Copyable {
                 }
             }
         }
-        walkingInBulk = false
         if !others.isEmpty {
             others.sort { $0.key.precedes($1.key) }
             for other in others {
@@ -388,8 +396,7 @@ struct CompactDeadlineQueue: ~Copyable {
             }
         }
         punctual.removeDead(sequences)
-        let keyCount = punctual.count + lenient.count + lenientWake.count
-        if keyCount > 64 && keyCount > 4 * live { compact() }
+        compactIfMostlyDead()
         releaseUnusedChunks()
     }
 

@@ -110,29 +110,46 @@ struct KeyHeap: ~Copyable {
     private func collectLiveInOnePass(
         dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, into keys: inout [CompactDeadlineQueue.Key]
     ) {
-        // The last index that may hold a due key: a child of a due key found so far.
-        var reach = 0
-        var index = 0
-        while index <= reach && index < count {
-            let key = storage[index]
-            if key.instant <= limit {
-                if key.isLive(in: sequences) { keys.append(key) }
-                reach = 2 * index + 2
-            }
-            index += 1
+        var walk = DueWalk()
+        _ = forEachLive(dueBy: limit, sequences, from: &walk) { key in
+            keys.append(key)
+            return true
         }
     }
 
-    /// Where a resumable pass of ``collectLive(dueBy:_:from:atMost:into:)`` stands: the next index to read, and the last
+    /// Where a resumable one-pass walk (``forEachLive(dueBy:_:from:_:)``) stands: the next index to read, and the last
     /// index that may hold a due key (a child of a due key read so far).
     struct DueWalk {
         var index = 0
         var reach = 0
     }
 
-    /// The one-pass walk of ``collectLiveInOnePass(dueBy:_:into:)``, resumable: appends live keys due by `limit`, reading
-    /// from `walk`, and stops once it appended `atMost` keys or read past the last index that can hold a due key.
-    /// The storage must not change between calls (the caller releases keys, which only kills them).
+    /// Passes the live keys due by `limit` to `visit`, in one pass over the storage in index order from `walk`, until
+    /// `visit` returns `false` or the pass reads past the last index that can hold a due key. The storage must not
+    /// change between calls on one walk (releasing a key's slot only kills the key).
+    ///
+    /// - Returns: Whether `visit` stopped the pass (the walk can go on from where it stands).
+    @inline(__always)
+    private func forEachLive(
+        dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, from walk: inout DueWalk,
+        _ visit: (CompactDeadlineQueue.Key) -> Bool
+    ) -> Bool {
+        while walk.index <= walk.reach && walk.index < count {
+            let key = storage[walk.index]
+            if key.instant <= limit {
+                walk.reach = 2 * walk.index + 2
+                if key.isLive(in: sequences) && !visit(key) {
+                    walk.index += 1
+                    return true
+                }
+            }
+            walk.index += 1
+        }
+        return false
+    }
+
+    /// Appends to `keys` the next live keys due by `limit`, at most `atMost` of them, going on from `walk` (see
+    /// ``forEachLive(dueBy:_:from:_:)``).
     ///
     /// - Returns: Whether the walk can find more keys (`false` once it read past the last index that can hold one).
     func collectLive(
@@ -140,39 +157,22 @@ struct KeyHeap: ~Copyable {
         into keys: inout [CompactDeadlineQueue.Key]
     ) -> Bool {
         var found = 0
-        while walk.index <= walk.reach && walk.index < count {
-            let key = storage[walk.index]
-            walk.index += 1
-            if key.instant <= limit {
-                walk.reach = 2 * (walk.index - 1) + 2
-                if key.isLive(in: sequences) {
-                    keys.append(key)
-                    found += 1
-                    if found == atMost { return true }
-                }
-            }
+        return forEachLive(dueBy: limit, sequences, from: &walk) { key in
+            keys.append(key)
+            found += 1
+            return found < atMost
         }
-        return false
     }
 
-    /// Whether at least `threshold` live keys are due by `limit`: the walk of ``collectLiveInOnePass(dueBy:_:into:)``,
-    /// stopped at the threshold.
+    /// Whether at least `threshold` live keys are due by `limit` (the one-pass walk, stopped at the threshold).
     func hasLive(dueBy limit: Int64, _ sequences: borrowing ChunkedBuffer<UInt32>, atLeast threshold: Int) -> Bool {
+        guard threshold > 0 else { return true }
+        var walk = DueWalk()
         var found = 0
-        var reach = 0
-        var index = 0
-        while index <= reach && index < count {
-            let key = storage[index]
-            if key.instant <= limit {
-                if key.isLive(in: sequences) {
-                    found += 1
-                    if found >= threshold { return true }
-                }
-                reach = 2 * index + 2
-            }
-            index += 1
+        return forEachLive(dueBy: limit, sequences, from: &walk) { _ in
+            found += 1
+            return found < threshold
         }
-        return false
     }
 
     /// Restores the heap order of the whole storage.

@@ -182,19 +182,19 @@ private func popDue(_ queue: inout CompactDeadlineQueue, now: Int) -> [UInt64] {
             pooled.remove(id)
             due.removeAll { $0.id == id }
         }
-        final class HandedOver: @unchecked Sendable { var ids: [UInt64] = [] }
-        let handedOver = HandedOver()
+        // The hand-over runs synchronously inside `popDue`, on this thread (its closure is not `@Sendable`).
+        var handedOver: [UInt64] = []
         var work: [(UInt64, CompactDeadlineQueue.Work)] = []
         var deadlines: [Int64] = []
         queue.popDue(now: instant(200), into: &work, deadlines: &deadlines) {
             (handed: consuming CompactDeadlineQueue.Work) in
             if case .target(.pooledTimer, let id) = handed {
-                handedOver.ids.append(id)
+                handedOver.append(id)
             } else {
                 Issue.record("not a timer")
             }
         }
-        #expect(handedOver.ids.count == pooled.count && Set(handedOver.ids) == pooled)
+        #expect(handedOver.count == pooled.count && Set(handedOver) == pooled)
         let expected = due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }.map(\.id).filter {
             !pooled.contains($0)
         }
