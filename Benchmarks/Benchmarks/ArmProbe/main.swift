@@ -8,6 +8,12 @@ import Dispatch
 import Synchronization
 import Tempo
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 final class Fired: Sendable {
     let count = Atomic<Int>(0)
 }
@@ -84,6 +90,12 @@ let subjects: [(name: String, run: () -> (arm: Double, cancel: Double))] = [
     ),
     ("216-byte object", { measure(arm: { SameSize() }, end: { _ in }) }),
 ]
+
+/// `ARM_ONLY=tempo` runs the `tempo-timer` subject alone and prints nothing (for a profile of its arm and cancel).
+if getenv("ARM_ONLY").map({ String(cString: $0) }) == "tempo" {
+    for _ in 0..<rounds { _ = subjects[1].run() }
+    exit(0)
+}
 
 var results = [[(arm: Double, cancel: Double)]](repeating: [], count: subjects.count)
 for round in 0..<rounds {

@@ -47,7 +47,7 @@ package struct TickGrid: Hashable, Sendable {
     ///   - policy: The late-tick policy.
     /// - Precondition: `interval > .zero` and `count ?? 1 >= 1` (callers validate input with typed errors first).
     package init(first: TimerInstant, interval: Duration, count: Int?, policy: LateTickPolicy) {
-        precondition(interval > .zero, "a tick grid needs a positive interval, got \(interval)")
+        precondition(interval.attoseconds > 0, "a tick grid needs a positive interval, got \(interval)")
         precondition((count ?? 1) >= 1, "a tick grid needs at least one slot, got \(count ?? 0)")
         self.anchor = first
         self.interval = interval

@@ -163,7 +163,7 @@ struct CompactDeadlineQueue: ~Copyable {
     private mutating func enqueue(slot: Int, sequence: UInt32, deadline: TimerInstant, leeway: Duration) -> UInt32 {
         live += 1
         let key = Key(instant: deadline.nanosecondsRoundedUp, sequence: sequence, slot: UInt32(slot))
-        if leeway == .zero {
+        if leeway.isZero {
             punctual.insert(key)
         } else {
             lenient.insert(key)

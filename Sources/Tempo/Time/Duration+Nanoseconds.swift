@@ -99,4 +99,14 @@ extension Duration {
         case .up: return Int64(clamping: remainder > 0 ? quotient + 1 : quotient)
         }
     }
+
+    /// Whether the duration is zero, in one integer comparison: `Duration`'s `==` and `zero` are calls into the
+    /// standard library (neither is inlinable), and creating, arming and cancelling a timer checked against zero five
+    /// times (issue #44).
+    @inline(__always)
+    package var isZero: Bool { attoseconds == 0 }
+
+    /// `Duration.zero` built inline, for the same paths as ``isZero``.
+    @inline(__always)
+    package static var inlineZero: Duration { Duration(attoseconds: 0) }
 }

@@ -52,7 +52,6 @@ extension TempoTimer.Configuration {
         at deadline: TimerInstant,
         ifPast policy: PastDeadlinePolicy,
         leeway: Duration,
-        delivery: TimerDelivery,
         clock: TimerClock,
         now: TimerInstant
     ) throws(TempoError) -> TempoTimer.Configuration {
@@ -69,6 +68,6 @@ extension TempoTimer.Configuration {
         // reported (``TempoTimer/schedule`` says `.at`).
         return TempoTimer.Configuration(
             interval: .seconds(1), repeats: .once, firstTick: .at(TimerDeadline(deadline, clock: clock)),
-            leeway: leeway, delivery: delivery, clock: clock)
+            leeway: leeway, clock: clock)
     }
 }

@@ -1,7 +1,11 @@
 extension TempoTimer {
-    /// Everything that defines a timer's engine setup, validated by the timer's initializer: what a
-    /// ``TimerSchedule`` becomes inside the package (a one-shot as one slot of a grid whose interval is never read
-    /// back; ``TempoTimer/schedule`` reports the one-shot).
+    /// A timer's timing, validated by the timer's initializer: what a ``TimerSchedule`` becomes inside the package (a
+    /// one-shot as one slot of a grid whose interval is never read back; ``TempoTimer/schedule`` reports the one-shot).
+    ///
+    /// Plain values only: the delivery and the label, which hold references, are passed to the timer's initializer
+    /// beside it. A value with references is copied and destroyed through outlined value-witness calls at every step
+    /// from the schedule to the state machine (retains and releases included); this one is copied as bytes, and
+    /// creating a timer is that much cheaper (issue #44).
     struct Configuration: Sendable {
         /// The period between ticks (for a one-shot, the delay before its tick).
         var interval: Duration
@@ -13,14 +17,10 @@ extension TempoTimer {
         var leeway: Duration = .zero
         /// What happens to ticks missed while the timer could not run.
         var latePolicy: LateTickPolicy = .coalesce
-        /// Where handlers run.
-        var delivery: TimerDelivery = .privateQueue
         /// The clock deadlines are measured on.
         var clock: TimerClock = .monotonic
-        /// The timer's name for instruments (kept in the timer's extras when set).
-        var label: TimerLabel?
 
-        // The memberwise initializer: `init(interval:repeats:firstTick:leeway:latePolicy:delivery:clock:label:)`.
+        // The memberwise initializer: `init(interval:repeats:firstTick:leeway:latePolicy:clock:)`.
 
         /// Checks every field.
         ///

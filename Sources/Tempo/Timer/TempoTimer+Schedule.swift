@@ -25,20 +25,22 @@ extension TempoTimer {
         handler: TimerHandler? = nil
     ) throws(TempoError) {
         let delivery = try handler?.delivery(for: schedule) ?? schedule.delivery
-        // Validated by `configuration(delivery:scheduler:)`.
-        let configuration = try schedule.configuration(delivery: delivery, scheduler: scheduler)
+        // Validated by `configuration(scheduler:)`.
+        let configuration = try schedule.configuration(scheduler: scheduler)
         switch handler?.body {
         case .tick(let body):
             try self.init(
-                configuration: configuration, scheduler: scheduler, targetIsAlive: handler?.targetIsAlive,
-                handler: body, validated: true)
+                configuration: configuration, delivery: delivery, label: schedule.label, scheduler: scheduler,
+                targetIsAlive: handler?.targetIsAlive, handler: body, validated: true)
         case .timer(let body):
             try self.init(
-                configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil, validated: true)
+                configuration: configuration, delivery: delivery, label: schedule.label, scheduler: scheduler,
+                targetIsAlive: nil, handler: nil, validated: true)
             addObserver(body)
         case nil:
             try self.init(
-                configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: nil, validated: true)
+                configuration: configuration, delivery: delivery, label: schedule.label, scheduler: scheduler,
+                targetIsAlive: nil, handler: nil, validated: true)
         }
     }
 
@@ -57,10 +59,10 @@ extension TempoTimer {
     ) throws(TempoError) {
         // `handler: .tick(body)` without the handler value: a plain closure keeps the schedule's delivery and has no
         // target, and building, copying and destroying the value cost three reference counts per timer created.
-        let configuration = try schedule.configuration(delivery: schedule.delivery, scheduler: scheduler)
+        let configuration = try schedule.configuration(scheduler: scheduler)
         try self.init(
-            configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: consume body,
-            validated: true)
+            configuration: configuration, delivery: schedule.delivery, label: schedule.label, scheduler: scheduler,
+            targetIsAlive: nil, handler: consume body, validated: true)
     }
 
     /// Creates an idle timer that calls `body` with itself and each tick: ``init(_:scheduler:handler:)`` with

@@ -58,19 +58,16 @@ public final class TempoTimer: Sendable {
     /// it with plain stores (drains of one timer follow one another through its lock), no read-modify-write.
     let claimsInFlight = Atomic<Int8>(0)
 
-    /// Creates a timer from a configuration (inside the package: the public form takes a ``TimerSchedule``).
-    convenience init(
-        configuration: Configuration,
-        scheduler: any TimerScheduler = SystemScheduler.shared,
-        handler: Handler? = nil
-    ) throws(TempoError) {
-        try self.init(configuration: configuration, scheduler: scheduler, targetIsAlive: nil, handler: handler)
-    }
-
+    /// Creates a timer from its timing, delivery and label (inside the package: the public form takes a
+    /// ``TimerSchedule``).
+    ///
     /// - Parameter validated: Whether the caller has just validated `configuration` (``TimerSchedule`` does, to
     ///   make it): the common path then checks it once, not twice.
+    @inline(__always)
     init(
         configuration: borrowing Configuration,
+        delivery: borrowing TimerDelivery,
+        label: borrowing TimerLabel?,
         scheduler: borrowing any TimerScheduler,
         targetIsAlive: (@Sendable () -> Bool)?,
         handler: consuming Handler?,
@@ -81,7 +78,7 @@ public final class TempoTimer: Sendable {
         if let system = Self.systemScheduler(scheduler) {
             let driver = system._withUnsafeGuaranteedRef { $0.unretainedDriver(for: clock) }
             let livesForever = driver._withUnsafeGuaranteedRef { $0.livesForever }
-            switch configuration.delivery.kind {
+            switch delivery.kind {
             case .immediate:
                 engine = livesForever ? .sharedInline(driver) : .systemInline(driver.takeUnretainedValue())
             case .privateQueue:
@@ -92,7 +89,7 @@ public final class TempoTimer: Sendable {
         } else {
             // Not `scheduler` itself: its pending action keeps this timer alive (see `keptReference`).
             let queue: DispatchQueue?
-            switch configuration.delivery.kind {
+            switch delivery.kind {
             case .immediate: queue = nil
             case .privateQueue: queue = DeliveryPool.queue
             case .queue(let target): queue = target
@@ -100,18 +97,20 @@ public final class TempoTimer: Sendable {
             engine = .other(OtherScheduler(scheduler: scheduler.keptReference, clock: clock, queue: queue))
         }
         machine = TempoMutex(
-            TimerStateMachine(config: configuration, handler: consume handler, targetIsAlive: targetIsAlive))
+            TimerStateMachine(
+                config: configuration, label: label, handler: consume handler, targetIsAlive: targetIsAlive))
     }
 
     /// `scheduler` as ``SystemScheduler`` when it is one (the class is final, so its type is compared exactly).
     ///
-    /// Opening the existential and comparing metatypes costs a few instructions; `as?` goes through the runtime's
-    /// dynamic cast on every timer created. Unretained: the caller's `scheduler` keeps it alive meanwhile.
-    private static func systemScheduler<Scheduler: TimerScheduler>(
-        _ scheduler: Scheduler
-    ) -> Unmanaged<SystemScheduler>? {
-        guard Scheduler.self == SystemScheduler.self else { return nil }
-        // `Scheduler` is `SystemScheduler`: the value is that class's reference, loaded (not retained) as such.
+    /// Comparing the existential's metatype costs a few instructions; `as?` goes through the runtime's dynamic cast,
+    /// and a generic function that opens the existential was called unspecialized, with its metadata (issue #44), on
+    /// every timer created. Unretained: the caller's `scheduler` keeps it alive meanwhile.
+    @inline(__always)
+    private static func systemScheduler(_ scheduler: borrowing any TimerScheduler) -> Unmanaged<SystemScheduler>? {
+        guard ObjectIdentifier(type(of: scheduler)) == ObjectIdentifier(SystemScheduler.self) else { return nil }
+        // An existential keeps a class reference in the first word of its inline buffer (the Swift ABI's layout of an
+        // existential container): the value is that class's reference, loaded (not retained) as such.
         return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: Unmanaged<SystemScheduler>.self) }
     }
 

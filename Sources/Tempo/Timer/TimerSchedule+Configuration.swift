@@ -1,49 +1,45 @@
 extension TimerSchedule {
-    /// ``configuration(delivery:now:)`` reading `scheduler`'s clock only when the schedule needs it (an `at:` deadline
+    /// ``configuration(now:)`` reading `scheduler`'s clock only when the schedule needs it (an `at:` deadline
     /// with ``PastDeadlinePolicy/throw``): the common path makes no closure that holds the scheduler and the schedule.
     @inline(__always)
     func configuration(
-        delivery: TimerDelivery, scheduler: borrowing any TimerScheduler
+        scheduler: borrowing any TimerScheduler
     ) throws(TempoError) -> TempoTimer.Configuration {
         if case .at(_, let ifPast) = kind, ifPast == .throw {
             let now = scheduler.now(clock)
-            return try configuration(delivery: delivery) { now }
+            return try configuration { now }
         }
-        return try configuration(delivery: delivery) { preconditionFailure("only an at: deadline that throws reads") }
+        return try configuration { preconditionFailure("only an at: deadline that throws reads") }
     }
 
-    /// The engine's configuration of this schedule, delivering with `delivery`.
+    /// The engine's configuration of this schedule: its timing (the timer takes the delivery and the label beside it).
     ///
     /// - Parameters:
-    ///   - delivery: The delivery to arm with (the schedule's own, or the main queue for a main-actor handler).
     ///   - now: Reads the schedule's clock; called only for an `at:` deadline with ``PastDeadlinePolicy/throw``.
     /// - Throws: ``TempoError`` naming the first bad value (see ``TempoTimer/init(_:scheduler:handler:)``).
     @inline(__always)
-    func configuration(
-        delivery: TimerDelivery, now: () -> TimerInstant
-    ) throws(TempoError) -> TempoTimer.Configuration {
-        var configuration: TempoTimer.Configuration
+    func configuration(now: () -> TimerInstant) throws(TempoError) -> TempoTimer.Configuration {
+        let configuration: TempoTimer.Configuration
         switch kind {
         case .every(let interval, let repeats, let first):
             configuration = TempoTimer.Configuration(
                 interval: interval, repeats: repeats, firstTick: first, leeway: leeway, latePolicy: latePolicy,
-                delivery: delivery, clock: clock)
+                clock: clock)
         case .after(let delay) where delay.attoseconds >= 1_000_000_000 && delay <= TempoError.maximumDuration:
             configuration = TempoTimer.Configuration(
-                interval: delay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
+                interval: delay, repeats: .once, leeway: leeway, clock: clock)
         case .after(let delay):
             // Below 1 ns (zero: at once) the delay is a first-tick delay, as in `first: .after(_:)`: one rule for
             // delays, and one message for a delay out of range. A one-shot never waits for its interval.
             try TempoError.validateDelay(delay)
             configuration = TempoTimer.Configuration(
                 interval: .nanoseconds(1), repeats: .once, firstTick: .after(delay), leeway: leeway,
-                delivery: delivery, clock: clock)
+                clock: clock)
         case .at(let instant, let ifPast):
             configuration = try TempoTimer.Configuration.oneShot(
-                at: instant, ifPast: ifPast, leeway: leeway, delivery: delivery, clock: clock,
+                at: instant, ifPast: ifPast, leeway: leeway, clock: clock,
                 now: ifPast == .throw ? now() : instant)
         }
-        configuration.label = label
         try configuration.validate()
         return configuration
     }

@@ -107,8 +107,9 @@ struct TimerStateMachine {
     var mailbox = TimerMailbox()
     var handlers = TimerHandlers()
 
+    @inline(__always)
     init(
-        config: borrowing TempoTimer.Configuration, handler: consuming Handler?,
+        config: borrowing TempoTimer.Configuration, label: borrowing TimerLabel?, handler: consuming Handler?,
         targetIsAlive: (@Sendable () -> Bool)? = nil
     ) {
         switch config.repeats.kind {
@@ -117,12 +118,15 @@ struct TimerStateMachine {
         case .forever: repeatsKind = .forever
         }
         grid = TickGrid(first: .zero, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
-        if config.firstTick != .afterInterval || config.leeway != .zero || targetIsAlive != nil || config.label != nil {
+        // Read before the condition: `||` takes its right side as a closure, which cannot capture a borrowed value.
+        let firstTick = config.firstTick
+        let leeway = config.leeway
+        if firstTick != .afterInterval || !leeway.isZero || targetIsAlive != nil || label != nil {
             let extras = mailbox.neededExtras()
-            extras.firstTick = config.firstTick
-            extras.leeway = config.leeway
+            extras.firstTick = firstTick
+            extras.leeway = leeway
             extras.targetIsAlive = targetIsAlive
-            extras.label = config.label
+            extras.label = copy label
         }
         if let handler { _ = handlers.add(handler) }
     }
@@ -151,7 +155,7 @@ struct TimerStateMachine {
     private var firstTick: FirstTick { extras?.firstTick ?? .afterInterval }
 
     /// How late past its due instant a tick may run.
-    var leeway: Duration { extras?.leeway ?? .zero }
+    var leeway: Duration { extras?.leeway ?? .inlineZero }
 
     // MARK: Queries
 

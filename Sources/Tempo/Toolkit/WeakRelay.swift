@@ -10,10 +10,14 @@ final class WeakRelay<Object: AnyObject & Sendable>: @unchecked Sendable {
     /// - Throws: ``TempoError`` when `configuration` is invalid.
     func timer(
         _ configuration: TempoTimer.Configuration,
+        delivery: TimerDelivery,
+        label: TimerLabel? = nil,
         scheduler: any TimerScheduler,
         deliver: @escaping @Sendable (Object, TimerTick) -> Void
     ) throws(TempoError) -> TempoTimer {
-        try TempoTimer(configuration: configuration, scheduler: scheduler) { [self] tick in
+        try TempoTimer(
+            configuration: configuration, delivery: delivery, label: label, scheduler: scheduler, targetIsAlive: nil
+        ) { [self] tick in
             if let object { deliver(object, tick) }
         }
     }

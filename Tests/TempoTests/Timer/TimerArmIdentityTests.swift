@@ -11,7 +11,7 @@ import Testing
     /// A machine running with its first arm (due at 1 s) recorded as the action `id`.
     private static func armedMachine(id: UInt64) throws -> TimerStateMachine {
         let configuration = TempoTimer.Configuration(interval: .seconds(1), repeats: .times(3))
-        var machine = TimerStateMachine(config: configuration, handler: { _ in })
+        var machine = TimerStateMachine(config: configuration, label: nil, handler: { _ in })
         let started = machine.start(now: instant(seconds: 0))
         guard case .arm(let arm) = started.scheduler else {
             Issue.record("start did not arm: \(started.scheduler)")

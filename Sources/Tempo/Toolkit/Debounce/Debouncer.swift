@@ -53,9 +53,10 @@ public final class Debouncer<Value: Sendable>: Sendable {
         let relay = WeakRelay<Debouncer<Value>>()
         // A zero delay runs through a manual fire; the timer's own interval must still be valid.
         let timerDelay = delay == .zero ? Duration.nanoseconds(1) : delay
-        let configuration = TempoTimer.Configuration(
-            interval: timerDelay, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
-        timer = try relay.timer(configuration, scheduler: scheduler) { debouncer, _ in debouncer.delayElapsed() }
+        let configuration = TempoTimer.Configuration(interval: timerDelay, repeats: .once, leeway: leeway, clock: clock)
+        timer = try relay.timer(configuration, delivery: delivery, scheduler: scheduler) { debouncer, _ in
+            debouncer.delayElapsed()
+        }
         self.action = action
         self.scheduler = scheduler
         state = TempoMutex(DebouncerStateMachine(delay: delay, timerDelay: timerDelay))

@@ -134,9 +134,10 @@ public final class Throttler<Value: Sendable>: Sendable {
         action: @escaping @Sendable (Value) -> Void
     ) throws(TempoError) {
         let relay = WeakRelay<Throttler<Value>>()
-        let configuration = TempoTimer.Configuration(
-            interval: interval, repeats: .once, leeway: leeway, delivery: delivery, clock: clock)
-        timer = try relay.timer(configuration, scheduler: scheduler) { throttler, tick in throttler.handle(tick) }
+        let configuration = TempoTimer.Configuration(interval: interval, repeats: .once, leeway: leeway, clock: clock)
+        timer = try relay.timer(configuration, delivery: delivery, scheduler: scheduler) { throttler, tick in
+            throttler.handle(tick)
+        }
         self.edge = edge
         self.interval = interval
         self.action = action

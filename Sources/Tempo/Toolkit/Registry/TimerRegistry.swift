@@ -76,11 +76,12 @@ public final class TimerRegistry<Key: Hashable & Sendable>: Sendable {
         let entry = try storage.newEntry(forKey: key, of: "timer", handler: handler)
         let delivery = try handler.delivery(for: schedule)
         let scheduler = scheduler
-        let configuration = try schedule.configuration(delivery: delivery) { scheduler.now(schedule.clock) }
+        let configuration = try schedule.configuration { scheduler.now(schedule.clock) }
         let total = configuration.repeats.total
         let storage = storage
         let timer = try TempoTimer(
-            configuration: configuration, scheduler: scheduler, targetIsAlive: handler.targetIsAlive, handler: nil)
+            configuration: configuration, delivery: delivery, label: schedule.label, scheduler: scheduler,
+            targetIsAlive: handler.targetIsAlive, handler: nil)
         timer.addObserver { timer, tick in
             entry.handler(timer, tick)
             // The last slot of a finite timer: leave the registry (a no-op once the entry was replaced or removed). (No

@@ -82,8 +82,10 @@ public final class SharedTicker: Sendable {
         }
         let relay = WeakRelay<SharedTicker>()
         self.interval = interval
-        let configuration = try schedule.configuration(delivery: schedule.delivery) { scheduler.now(schedule.clock) }
-        timer = try relay.timer(configuration, scheduler: scheduler) { ticker, tick in ticker.deliver(tick) }
+        let configuration = try schedule.configuration { scheduler.now(schedule.clock) }
+        timer = try relay.timer(
+            configuration, delivery: schedule.delivery, label: schedule.label, scheduler: scheduler
+        ) { ticker, tick in ticker.deliver(tick) }
         relay.object = self
     }
 
