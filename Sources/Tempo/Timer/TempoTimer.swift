@@ -103,15 +103,20 @@ public final class TempoTimer: Sendable {
 
     /// `scheduler` as ``SystemScheduler`` when it is one (the class is final, so its type is compared exactly).
     ///
-    /// Comparing the existential's metatype costs a few instructions; `as?` goes through the runtime's dynamic cast,
-    /// and a generic function that opens the existential was called unspecialized, with its metadata (issue #44), on
-    /// every timer created. Unretained: the caller's `scheduler` keeps it alive meanwhile.
+    /// Read from the existential container, whose layout is the Swift ABI's: three words of inline buffer (a class
+    /// reference is stored in the first), then the value's type metadata. `as?` goes through the runtime's dynamic
+    /// cast, `type(of:)` calls the runtime too, and a generic function that opened the existential was called
+    /// unspecialized, with its metadata: each on every timer created (issue #44). Unretained: the caller's `scheduler`
+    /// keeps it alive meanwhile.
     @inline(__always)
     private static func systemScheduler(_ scheduler: borrowing any TimerScheduler) -> Unmanaged<SystemScheduler>? {
-        guard ObjectIdentifier(type(of: scheduler)) == ObjectIdentifier(SystemScheduler.self) else { return nil }
-        // An existential keeps a class reference in the first word of its inline buffer (the Swift ABI's layout of an
-        // existential container): the value is that class's reference, loaded (not retained) as such.
-        return withUnsafePointer(to: scheduler) { UnsafeRawPointer($0).load(as: Unmanaged<SystemScheduler>.self) }
+        withUnsafePointer(to: scheduler) { container in
+            let words = UnsafeRawPointer(container)
+            let metadata = words.load(
+                fromByteOffset: 3 * MemoryLayout<UnsafeRawPointer>.stride, as: UnsafeRawPointer.self)
+            guard metadata == unsafeBitCast(SystemScheduler.self, to: UnsafeRawPointer.self) else { return nil }
+            return words.load(as: Unmanaged<SystemScheduler>.self)
+        }
     }
 
     // MARK: State

@@ -26,6 +26,36 @@ import Testing
         #expect(shared.clock == .monotonic && ownTimer.clock == .monotonic)
     }
 
+    /// A scheduler of another type is never taken for ``SystemScheduler``, even one whose value starts with a
+    /// ``SystemScheduler`` reference, as the existential's first word (the timer reads the type from the container).
+    @Test func aWrapperAroundTheSystemSchedulerIsAnotherScheduler() throws {
+        let wrapper = WrappingScheduler(inner: SystemScheduler.shared, extra: 7, more: 9)
+        let timer = try TempoTimer(.after(.seconds(60)), scheduler: wrapper) { _ in }
+        #expect(Self.name(timer.engine) == "other")
+        #expect(timer.unretainedDriver == nil)
+        timer.start()
+        #expect(timer.state == .running)
+        timer.cancel()
+        #expect(timer.state == .cancelled)
+    }
+
+    /// Three words, stored inline in an existential, the first of them the shared scheduler.
+    private struct WrappingScheduler: TimerScheduler {
+        let inner: SystemScheduler
+        let extra: Int
+        let more: Int
+
+        func now(_ clock: TimerClock) -> TimerInstant { inner.now(clock) }
+
+        func schedule(
+            at deadline: TimerInstant, leeway: Duration, clock: TimerClock, _ action: @escaping @Sendable () -> Void
+        ) -> ScheduledAction {
+            inner.schedule(at: deadline, leeway: leeway, clock: clock, action)
+        }
+
+        func cancel(_ action: ScheduledAction) { inner.cancel(action) }
+    }
+
     private static func name(_ engine: TempoTimer.Engine) -> String {
         switch engine {
         case .sharedPool: "sharedPool"
