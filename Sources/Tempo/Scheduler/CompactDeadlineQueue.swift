@@ -66,10 +66,13 @@ struct CompactDeadlineQueue: ~Copyable {
         var id: UInt64
     }
 
+    // The slot table and the two deadline heaps, and the members that release a slot, are internal rather than
+    // private only for the due side in CompactDeadlineQueue+Due.swift; nothing else in the package touches them.
+
     /// The slot table, in two columns (no padding): the rows, and the sequence number of each slot's keys (0 for a
     /// free slot).
-    private var rows = ChunkedBuffer<Row>(filler: Row(target: nil, id: 0))
-    private var sequences = ChunkedBuffer<UInt32>(filler: 0)
+    var rows = ChunkedBuffer<Row>(filler: Row(target: nil, id: 0))
+    var sequences = ChunkedBuffer<UInt32>(filler: 0)
     /// Slots handed out since the table last had this size; slots below this are live or free in ``freeSlots``.
     private var usedSlots = 0
     /// The free slots below ``usedSlots``.
@@ -77,9 +80,9 @@ struct CompactDeadlineQueue: ~Copyable {
     /// The closures of the slots that hold one.
     private var actions: [UInt32: Action] = [:]
     /// Entries without leeway, by deadline.
-    private var punctual = KeyHeap()
+    var punctual = KeyHeap()
     /// Entries with leeway, by deadline.
-    private var lenient = KeyHeap()
+    var lenient = KeyHeap()
     /// Entries with leeway, by deadline + leeway.
     private var lenientWake = KeyHeap()
     private var nextSequence: UInt32
@@ -187,7 +190,7 @@ struct CompactDeadlineQueue: ~Copyable {
 
     /// Frees `slot` and returns its work, then compacts the heaps if dead keys outnumber live ones and gives unused
     /// chunks of the slot table back.
-    private mutating func release(_ slot: Int) -> Work {
+    mutating func release(_ slot: Int) -> Work {
         let work = detach(slot)
         compactIfMostlyDead()
         // Only a slot of the last two chunks can leave them both unused.
@@ -197,7 +200,7 @@ struct CompactDeadlineQueue: ~Copyable {
 
     /// Frees `slot` and returns its work, leaving the heaps and the slot table's size as they are (a bulk take walks
     /// the heap meanwhile, and cleans up once at its end).
-    private mutating func detach(_ slot: Int) -> Work {
+    mutating func detach(_ slot: Int) -> Work {
         // Moves the target out of the row (no retain or release), leaving the free row in its place.
         var row = rows.exchange(at: slot, with: Row(target: nil, id: 0))
         let work: Work
@@ -214,7 +217,7 @@ struct CompactDeadlineQueue: ~Copyable {
     }
 
     /// Compacts the heaps when their keys, dead ones included, are more than four times the live entries.
-    private mutating func compactIfMostlyDead() {
+    mutating func compactIfMostlyDead() {
         let keys = punctual.count + lenient.count + lenientWake.count
         if keys > 64 && keys > 4 * live {
             compact()
@@ -242,7 +245,7 @@ struct CompactDeadlineQueue: ~Copyable {
     ///
     /// - Complexity: O(`chunkSize`) per chunk given back; checking reads at most 32 words of ``freeSlots``, and stops
     ///   at the first word with a live slot.
-    private mutating func releaseUnusedChunks() {
+    mutating func releaseUnusedChunks() {
         while lastTwoChunksAreUnused {
             let start = rows.capacity - Self.chunkSize
             freeSlots.truncate(to: start)
@@ -259,7 +262,7 @@ struct CompactDeadlineQueue: ~Copyable {
     var keyCapacity: Int { punctual.capacity + lenient.capacity + lenientWake.capacity }
 
     /// Pops dead keys off the top of `heap`; returns its live top, if any.
-    private static func liveTop(_ heap: inout KeyHeap, _ sequences: borrowing ChunkedBuffer<UInt32>) -> Key? {
+    static func liveTop(_ heap: inout KeyHeap, _ sequences: borrowing ChunkedBuffer<UInt32>) -> Key? {
         while let top = heap.min {
             if top.isLive(in: sequences) { return top }
             heap.removeMin()
@@ -268,7 +271,7 @@ struct CompactDeadlineQueue: ~Copyable {
     }
 
     /// The earliest live deadline key, from whichever of the two deadline heaps has it.
-    private mutating func earliest() -> (key: Key, punctual: Bool)? {
+    mutating func earliest() -> (key: Key, punctual: Bool)? {
         let first = Self.liveTop(&punctual, sequences)
         let second = Self.liveTop(&lenient, sequences)
         switch (first, second) {
@@ -293,124 +296,6 @@ struct CompactDeadlineQueue: ~Copyable {
         case (let first?, nil): return first
         case (nil, let second?): return second
         case (let first?, let second?): return min(first, second)
-        }
-    }
-
-    /// Removes, in deadline order (FIFO among equals), every live entry due at `now`, appending its id and work
-    /// to `due`.
-    /// The deadline of each (in nanoseconds since the clock's origin) is appended to `deadlines`, for merging the
-    /// due work of several queues (see ``DriverContext/mergeDueRuns()``). In a mass expiry, `handOff` (if given)
-    /// receives the default-delivery timers' work instead, as it is taken (see
-    /// ``takeDueInBulk(by:into:deadlines:handOff:)``).
-    mutating func popDue(
-        now: TimerInstant, into due: inout [(UInt64, Work)], deadlines: inout [Int64],
-        handOff: ((consuming Work) -> Void)? = nil
-    ) {
-        let limit = now.nanosecondsRoundedDown
-        if punctual.count >= Self.bulkMinimum, let top = punctual.min, top.instant <= limit {
-            takeDueInBulk(by: limit, into: &due, deadlines: &deadlines, handOff: handOff)
-        }
-        while let (top, isPunctual) = earliest(), top.instant <= limit {
-            if isPunctual { punctual.removeMin() } else { lenient.removeMin() }
-            take(top, into: &due, deadlines: &deadlines)
-        }
-    }
-
-    /// The size of the punctual heap from which a mass expiry is taken in bulk (see ``takeDueInBulk(by:into:deadlines:)``).
-    static let bulkMinimum = 1024
-
-    /// Releases the entry of the due key `key` (already out of its heap, or left there dead) into `due`.
-    private mutating func take(_ key: Key, into due: inout [(UInt64, Work)], deadlines: inout [Int64]) {
-        let slot = Int(key.slot)
-        let id = rows[slot].id
-        due.append((id, release(slot)))
-        deadlines.append(key.instant)
-    }
-
-    /// A mass expiry: when at least a sixteenth of a large punctual heap is due, its due keys are found in one walk of
-    /// the heap's due subtree, sorted, and released in order, and the heap is rebuilt once (O(n)), instead of one
-    /// `removeMin` per key (O(log n) each, a cache miss a level on a large heap). The lenient heap's due keys go
-    /// between them in the same order as the pop loop gives. Fewer due keys than that: nothing is taken (the pop loop
-    /// takes them); the walk cost O(k).
-    ///
-    /// Allocates two arrays of the due count, given back at the end (a mass expiry is rare; an idle queue keeps no
-    /// memory for it).
-    ///
-    /// `handOff`, when given, receives each punctual key's work that targets a default-delivery timer
-    /// (``ScheduledTargetReference/pooledTimer(_:)``) as soon as it is released, instead of `due`: the driver hands it to
-    /// the delivery pool while the rest is still taken (see ``ClockDriver``'s wake). It runs under the caller's lock.
-    private mutating func takeDueInBulk(
-        by limit: Int64, into due: inout [(UInt64, Work)], deadlines: inout [Int64],
-        handOff: ((consuming Work) -> Void)?
-    ) {
-        // Bound once, outside the loop: binding the optional closure per key copied its context (a retain and a
-        // release per key).
-        guard let handOff else {
-            var keys: [Key] = []
-            punctual.collectLive(dueBy: limit, sequences, into: &keys)
-            guard keys.count * 16 >= punctual.count else { return }
-            // Keys armed in deadline order (equal deadlines, or increasing ones) come out of the walk sorted already.
-            if !keys.isSortedByPrecedence { keys.sort { $0.precedes($1) } }
-            due.reserveCapacity(due.count + keys.count)
-            deadlines.reserveCapacity(deadlines.count + keys.count)
-            for key in keys {
-                takeLenient(before: key, by: limit, into: &due, deadlines: &deadlines)
-                // Its heap copy is dead from here on (the release clears the slot's sequence number).
-                take(key, into: &due, deadlines: &deadlines)
-            }
-            punctual.removeDead(sequences)
-            return
-        }
-        guard punctual.hasLive(dueBy: limit, sequences, atLeast: (punctual.count + 15) / 16) else { return }
-        // Handed over as the walk finds them, a few hundred at a time, so that the pool starts on the first while the
-        // rest is still found (collecting every due key first kept the first handler about 2 ms late at 100k). They
-        // run in no order among themselves anyway; the other work is kept, and goes to `due` in order at the end.
-        var others: [(key: Key, id: UInt64, work: Work)] = []
-        var chunk: [Key] = []
-        chunk.reserveCapacity(Self.handOffChunk)
-        var walk = KeyHeap.DueWalk()
-        var more = true
-        while more {
-            chunk.removeAll(keepingCapacity: true)
-            more = punctual.collectLive(dueBy: limit, sequences, from: &walk, atMost: Self.handOffChunk, into: &chunk)
-            for key in chunk {
-                let slot = Int(key.slot)
-                let id = rows[slot].id
-                // Its heap copy is dead from here on (detaching clears the slot's sequence number); the heap keeps its
-                // order until the walk ends.
-                let work = detach(slot)
-                // Matched with no binding: the timer is not read here.
-                if case .target(.pooledTimer, _) = work {
-                    handOff(work)
-                } else {
-                    others.append((key, id, work))
-                }
-            }
-        }
-        if !others.isEmpty {
-            others.sort { $0.key.precedes($1.key) }
-            for other in others {
-                takeLenient(before: other.key, by: limit, into: &due, deadlines: &deadlines)
-                due.append((other.id, other.work))
-                deadlines.append(other.key.instant)
-            }
-        }
-        punctual.removeDead(sequences)
-        compactIfMostlyDead()
-        releaseUnusedChunks()
-    }
-
-    /// How many due keys a bulk take finds before it hands them over (see ``takeDueInBulk(by:into:deadlines:handOff:)``).
-    static let handOffChunk = 256
-
-    /// Takes the lenient heap's live keys due by `limit` that come before `key`, in order (a bulk take puts them
-    /// between the punctual keys, as the pop loop would).
-    private mutating func takeLenient(
-        before key: Key, by limit: Int64, into due: inout [(UInt64, Work)], deadlines: inout [Int64]
-    ) {
-        while let top = Self.liveTop(&lenient, sequences), top.instant <= limit, top.precedes(key) {
-            lenient.removeMin()
-            take(top, into: &due, deadlines: &deadlines)
         }
     }
 
@@ -506,18 +391,4 @@ struct CompactDeadlineQueue: ~Copyable {
     }
 }
 
-extension [CompactDeadlineQueue.Key] {
-    /// Whether each key precedes the next.
-    fileprivate var isSortedByPrecedence: Bool {
-        var index = 1
-        while index < count {
-            guard self[index - 1].precedes(self[index]) else { return false }
-            index += 1
-        }
-        return true
-    }
-}
-
-// @unchecked: every stored property is Sendable but for the chunked buffers, which are uniquely owned (the queue is
-// not copyable) and hold Sendable elements.
 extension CompactDeadlineQueue: @unchecked Sendable {}
