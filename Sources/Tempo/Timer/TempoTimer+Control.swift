@@ -12,11 +12,21 @@ extension TempoTimer {
     /// move it first with ``reschedule(at:)`` or ``reschedule(after:)``.
     ///
     /// - Returns: The timer, so that `try TempoTimer(...) { ... }.start()` creates and starts in one expression.
+    @inlinable
     @discardableResult
     public func start() -> TempoTimer {
+        startTimer()
+        // Inlined into the caller, so that returning `self` (a retain) and the caller's release of the reference it
+        // called `start()` on cancel out: every `TempoTimer(...).start()` paid that pair, two atomic operations on the
+        // new object (issue #44).
+        return self
+    }
+
+    /// What ``start()`` does, without the return value.
+    @usableFromInline
+    func startTimer() {
         let now = now()
         perform(now: now) { $0.start(now: now) }
-        return self
     }
 
     /// Pauses a running timer, keeping the time left to the next tick. Does nothing in any other state.

@@ -236,7 +236,9 @@ struct TimerStateMachine {
     @inline(__always)
     private mutating func beginRun(now: TimerInstant, first: TimerInstant?) -> Actions {
         fireCount = 0
-        let queued = mailbox.scheduledTicks()
+        // An empty mailbox (the usual case) has no ticks to count: counting them copied the mailbox, its extras'
+        // reference included.
+        let queued = mailbox.first == nil ? 0 : mailbox.scheduledTicks()
         // The extras are read once: the first tick and the count of queued ticks both live there.
         let extras = mailbox.extras
         if let extras {
