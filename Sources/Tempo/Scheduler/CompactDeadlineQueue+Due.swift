@@ -133,6 +133,3 @@ extension [CompactDeadlineQueue.Key] {
         return true
     }
 }
-
-// @unchecked: every stored property is Sendable but for the chunked buffers, which are uniquely owned (the queue is
-// not copyable) and hold Sendable elements.

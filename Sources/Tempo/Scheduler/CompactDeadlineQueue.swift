@@ -391,4 +391,6 @@ struct CompactDeadlineQueue: ~Copyable {
     }
 }
 
+// @unchecked: every stored property is Sendable but for the chunked buffers, which are uniquely owned (the queue is
+// not copyable) and hold Sendable elements.
 extension CompactDeadlineQueue: @unchecked Sendable {}
