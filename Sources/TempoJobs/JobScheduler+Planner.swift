@@ -24,7 +24,7 @@ extension JobScheduler {
         let after = [cursor?.lastDate, resumed].compactMap { $0 }.max()
         guard await catchUpAtStart(job, source: source, cursor: after, now: start) else { return }
         var reference = wallClock()
-        var recovered = Date.distantPast
+        var recovered: Set<Date> = []
         while !Task.isCancelled {
             guard let date = source.next(after: reference) else {
                 update(job.name) { $0.isStopped = true }
@@ -201,14 +201,19 @@ extension JobScheduler {
 
     /// Runs, as the job's catch-up policy says, the dates before `date` whose runs another replica abandoned
     /// (``JobCoordinator/abandonedDates(job:before:logger:)``), after the running run ended and before `date`;
-    /// at-least-once jobs only. `recovered` is the latest date recovered so far: earlier ones are not run again (for
-    /// ``JobOptions/CatchUp/once``, one run stands for all of them). `false` when planning must end.
-    private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, after recovered: inout Date)
+    /// at-least-once jobs only. `recovered` holds the abandoned dates already handed to the policy and still
+    /// reported: they are not handed again (for ``JobOptions/CatchUp/once``, one run stood for all of them; a
+    /// coordinator may answer from a cache read before they ran). It is a set, not the latest date: leases end in
+    /// any order (a replica renews a running claim), so an earlier date can be reported after a later one was run.
+    /// `false` when planning must end.
+    private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, after recovered: inout Set<Date>)
         async -> Bool
     {
         guard job.options.guarantee == .atLeastOnce, job.options.catchUp != .skip else { return true }
-        let abandoned = await coordinator.abandonedDates(job: job.name, before: date, logger: logger)
-            .filter { $0 > recovered }
+        let reported = await coordinator.abandonedDates(job: job.name, before: date, logger: logger)
+        // A date no longer reported was run, or is held again: if it is reported once more, its new claim was lost.
+        recovered.formIntersection(reported)
+        let abandoned = reported.filter { !recovered.contains($0) }
         guard let latest = abandoned.last else { return true }
         let toRun: [Date]
         switch job.options.catchUp.kind {
@@ -216,7 +221,7 @@ extension JobScheduler {
         case .once: toRun = [latest]
         case .each(let within): toRun = abandoned.filter { $0 >= now.adding(.zero - within) }
         }
-        recovered = latest
+        recovered.formUnion(abandoned)
         guard !toRun.isEmpty else { return true }
         logger.warning(
             "job runs dates whose runs were abandoned (their claims were lost)",

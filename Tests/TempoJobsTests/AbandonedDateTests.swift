@@ -36,6 +36,29 @@ private final class DeadReplicaCoordinator: JobCoordinator {
     }
 }
 
+/// A coordinator whose dates in `lost` were claimed by replicas that stopped: it refuses each one's first claim,
+/// reports it as abandoned from its own instant on (a lease that ran out then) until it is claimed again, as a
+/// database would, and grants every other claim.
+private final class LostLeasesCoordinator: JobCoordinator {
+    let lost: [Date: Date]
+    private let claimed = Mutex<[Date: Int]>([:])
+
+    init(lost: [Date: Date]) { self.lost = lost }
+
+    func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)? {
+        let claims = claimed.withLock { claims in
+            claims[plannedDate, default: 0] += 1
+            return claims[plannedDate]!
+        }
+        return lost[plannedDate] != nil && claims == 1 ? nil : LocalJobClaim()
+    }
+
+    func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date] {
+        let claims = claimed.withLock { $0 }
+        return lost.filter { $0.value <= date && $0.key < date && claims[$0.key, default: 0] == 1 }.keys.sorted()
+    }
+}
+
 /// Dates whose runs another replica abandoned (its claim lost mid-run) follow the job's catch-up policy on the
 /// replicas that go on.
 @Suite struct AbandonedDateTests {
@@ -78,5 +101,26 @@ private final class DeadReplicaCoordinator: JobCoordinator {
             try await datesRun(JobOptions(catchUp: .each(within: .seconds(60)), guarantee: .atMostOnce), trace: trace)
                 == [20, 30, 40])
         #expect(trace.all.isEmpty)
+    }
+
+    /// Two dates lost with their replicas, whose leases ran out in the opposite order of the dates (date 20's first,
+    /// reported from 30; date 10's from 40, its replica having renewed it longer): each runs once, the earlier one
+    /// after the later one was already caught up.
+    @Test func anEarlierDateAbandonedAfterALaterOneWasCaughtUpStillRuns() async throws {
+        for catchUp in [JobOptions.CatchUp.each(within: .seconds(60)), .once] {
+            let clock = VirtualClock()
+            let runs = Trace()
+            try await clock.run {
+                let coordinator = LostLeasesCoordinator(lost: [wallDate(10): wallDate(40), wallDate(20): wallDate(30)])
+                let scheduler = JobScheduler(
+                    coordinator: coordinator, logger: Logger(label: "test"), wallClock: clock.wallDate, clock: clock)
+                let schedule = JobSchedule.plan(try Plan.every(.seconds(10), anchor: wallDate(0)))
+                try scheduler.register("report", schedule, options: JobOptions(catchUp: catchUp)) { context in
+                    runs.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
+                }
+                try await run(scheduler, on: clock, for: .seconds(55))
+            }
+            #expect(runs.all.compactMap(Double.init) == [20, 30, 10, 40, 50], "\(catchUp)")
+        }
     }
 }
