@@ -94,6 +94,11 @@ public struct JobOptions: Sendable {
     /// What happens when a run throws or times out. The error is logged at error level with the job's metadata
     /// and kept in ``JobStats/lastError`` in every case; it never stops other jobs.
     ///
+    /// A run that throws ``JobError/Code/claimLost`` (its claim no longer holds: a fenced write was refused) ends
+    /// there under every policy: it is not retried (no attempt can succeed with that claim, and a retry would keep
+    /// the job busy while its next dates come) and it does not stop the job. The date belongs to the replica that
+    /// took it over, or, if none did, to the catch-up of abandoned dates.
+    ///
     /// `Failure` is a value type and is `Sendable`; more policies may be added in later versions.
     public struct Failure: Sendable, Hashable, CustomStringConvertible {
         enum Kind: Sendable, Hashable {

@@ -198,6 +198,14 @@ extension JobRunner {
             stats.lastError = "\(error)"
         }
         context.logger.error("job run failed", metadata: ["error": "\(error)"])
+        if (error as? JobError)?.code == .claimLost {
+            context.logger.warning(
+                """
+                job not retried: its claim was lost (the date is left to the replica that took it over, or to the \
+                catch-up of abandoned dates)
+                """)
+            return nil
+        }
         if case .retry(let policy) = job.options.failure.kind, context.attempt < policy.attempts {
             guard let wait = nextBackoff(job, policy: policy, attempt: context.attempt, previous: previousWait) else {
                 context.logger.warning("job not retried: the scheduler is shutting down")

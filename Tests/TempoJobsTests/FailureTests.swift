@@ -61,6 +61,29 @@ import Testing
         #expect(stats.succeeded == 1 && stats.failed == 0 && stats.failedAttempts == 2)
     }
 
+    /// A run whose claim was lost (a fenced write refused) ends at its first attempt under a retry policy, and does
+    /// not stop a `.stopJob` job: its next dates run.
+    @Test func aRunWhoseClaimWasLostIsNeitherRetriedNorStopsTheJob() async throws {
+        for failure in [JobOptions.Failure.retry(RetryPolicy(attempts: 5, backoff: .constant(.seconds(1)))), .stopJob] {
+            let clock = VirtualClock()
+            let log = Trace()
+            let trace = Trace()
+            let stats = try await clock.run {
+                let scheduler = makeScheduler(on: clock, log: log)
+                try scheduler.register("fenced", .every(.seconds(10)), options: JobOptions(failure: failure)) {
+                    context in
+                    trace.append("t=\(clock.seconds) attempt=\(context.attempt)")
+                    if clock.seconds < 15 { throw JobError(.claimLost, job: "fenced", message: "lease ran out") }
+                }
+                try await run(scheduler, on: clock, for: .seconds(25))
+                return try #require(scheduler.stats(for: "fenced"))
+            }
+            #expect(trace.all == ["t=10.0 attempt=1", "t=20.0 attempt=1"], "\(failure)")
+            #expect(stats.failed == 1 && stats.succeeded == 1 && stats.retries == 0 && !stats.isStopped)
+            #expect(log.all.contains { $0.contains("job not retried: its claim was lost") })
+        }
+    }
+
     /// The attempt times of a job that always fails, with jittered backoff and the given seed.
     private func jitteredAttempts(_ jitter: Backoff.Jitter, seed: UInt64) async throws -> [Double] {
         let clock = VirtualClock()
