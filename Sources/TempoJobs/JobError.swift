@@ -62,7 +62,8 @@ public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
         /// after its retries); the scheduler leaves the date to the job's catch-up policy.
         public static let coordinatorUnavailable = Code("coordinatorUnavailable")
         /// A run's claim no longer holds (its lease ran out, another process took the date over, or it was
-        /// released), so a write fenced by the claim was refused; retrying with the same claim cannot succeed.
+        /// released), so a write fenced by the claim was refused; retrying with the same claim cannot succeed, so
+        /// a run that throws it is not retried, whatever the job's failure policy (``JobOptions/Failure``).
         public static let claimLost = Code("claimLost")
         /// An operator's write (pause, resume, run-now) named a job that no scheduler published to the store.
         public static let unknownJob = Code("unknownJob")
