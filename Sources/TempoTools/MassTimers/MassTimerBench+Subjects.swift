@@ -30,17 +30,15 @@ extension MassTimerBench {
         let heapBefore = await settledHeapBytes()
         let peer = Peer(capacity: TimingWheel.Configuration().initialCapacity, counter: FireCounter())
         let armStart = now()
-        for index in 0..<count {
-            tokens.append(peer.arm(after: .seconds(3600)))
-            report(index, of: count, .arm, progress)
+        inTwentieths(of: count, .arm, progress) { range in
+            for _ in range { tokens.append(peer.arm(after: .seconds(3600))) }
         }
         await peer.settle(armed: count)
         let armed = now() - armStart
         let bytes = heapBytes() - heapBefore
         let cancelStart = now()
-        for (index, token) in tokens.enumerated() {
-            peer.cancel(token)
-            report(index, of: count, .cancel, progress)
+        inTwentieths(of: count, .cancel, progress) { range in
+            for index in range { peer.cancel(tokens[index]) }
         }
         await peer.settle(cancelled: count)
         tokens.removeAll()
