@@ -87,7 +87,7 @@ extension TempoError {
     package static let maximumDuration = Duration.nanoseconds(Int64.max)
 
     /// ``maximumDuration`` in attoseconds, a constant for checks on the hot path of creating a timer.
-    private static var maximumDurationInAttoseconds: Int128 { 9_223_372_036_854_775_807_000_000_000 }
+    package static var maximumDurationInAttoseconds: Int128 { 9_223_372_036_854_775_807_000_000_000 }
 
     /// One nanosecond in attoseconds.
     private static var oneNanosecondInAttoseconds: Int128 { 1_000_000_000 }

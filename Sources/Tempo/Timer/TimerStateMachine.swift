@@ -117,7 +117,10 @@ struct TimerStateMachine {
         case .times: repeatsKind = .times
         case .forever: repeatsKind = .forever
         }
-        grid = TickGrid(first: .zero, interval: config.interval, count: config.repeats.total, policy: config.latePolicy)
+        // Not `.zero`: a `static let`, whose lazy initialization check (`swift_once`) every timer's creation paid.
+        grid = TickGrid(
+            first: TimerInstant(offset: .inlineZero), interval: config.interval, count: config.repeats.total,
+            policy: config.latePolicy)
         // Read before the condition: `||` takes its right side as a closure, which cannot capture a borrowed value.
         let firstTick = config.firstTick
         let leeway = config.leeway
