@@ -17,15 +17,7 @@ extension PostgresTests {
         @Test func anEarlierDateAbandonedAfterALaterOneRunsToo() async throws {
             try await withDatabase { _, client in
                 // The server's clock, on the second: the dead replica's dates are on the job's grid.
-                let now = try await step("reading the server's clock") {
-                    var seconds = 0.0
-                    for try await value in try await client.query("SELECT floor(extract(epoch FROM now()))::float8")
-                        .decode(Double.self)
-                    {
-                        seconds = value
-                    }
-                    return Date(timeIntervalSince1970: seconds)
-                }
+                let now = try await serverNow(on: client, wholeSeconds: true)
                 let earlier = now - 3
                 let later = now - 2
                 // A dead replica's two claims: the later date's lease ran out already, the earlier date's runs out

@@ -55,16 +55,8 @@ extension PostgresTests {
                     client: client, replica: "a", configuration: .init(retention: .seconds(3600)))
                 let now = Date()
                 // Read on the server's clock: two hours before it is past the 1-hour retention, whatever our clock.
-                let serverNow = try await step("reading the server's clock") {
-                    var seconds = 0.0
-                    for try await value in try await client.query("SELECT extract(epoch FROM now())::float8")
-                        .decode(Double.self)
-                    {
-                        seconds = value
-                    }
-                    return Date(timeIntervalSince1970: seconds)
-                }
-                let old = serverNow - 7200
+                let serverTime = try await serverNow(on: client)
+                let old = serverTime - 7200
                 let token = try await step("claiming a date 2 hours old") {
                     try await coordinator.claim(job: "report", plannedDate: old, logger: Self.logger)?.fencingToken
                 }
@@ -85,7 +77,7 @@ extension PostgresTests {
                 #expect(await coordinator.abandonedDates(job: "report", before: now + 3600, logger: Self.logger) == [])
                 // A date within the retention is claimed.
                 let recent = try await step("claiming a date 30 minutes old") {
-                    try await coordinator.claim(job: "report", plannedDate: serverNow - 1800, logger: Self.logger)
+                    try await coordinator.claim(job: "report", plannedDate: serverTime - 1800, logger: Self.logger)
                 }
                 #expect(recent != nil)
             }

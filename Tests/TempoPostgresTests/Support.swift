@@ -1,4 +1,5 @@
 #if Postgres
+import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
@@ -100,6 +101,19 @@ func withClient<T: Sendable>(
 func endClient(_ running: Task<Void, Never>) async throws {
     running.cancel()
     try await step("closing the client's connections", within: .seconds(30)) { await running.value }
+}
+
+/// The database server's clock (`now()`), whole seconds only when `wholeSeconds` is set: tests that write timestamps
+/// the server compares with `now()` take them from there, whatever this process's clock reads.
+func serverNow(on client: PostgresClient, wholeSeconds: Bool = false) async throws -> Date {
+    try await step("reading the server's clock") {
+        let query: PostgresQuery =
+            wholeSeconds
+            ? "SELECT floor(extract(epoch FROM now()))::float8" : "SELECT extract(epoch FROM now())::float8"
+        var seconds = 0.0
+        for try await value in try await client.query(query).decode(Double.self) { seconds = value }
+        return Date(timeIntervalSince1970: seconds)
+    }
 }
 
 /// The first column of every row of `query`, as integers.
