@@ -44,7 +44,7 @@ extension JobScheduler {
             }
             let now = wallClock()
             if recoversAbandonedDates {
-                guard await recoverAbandoned(job, before: date, now: now, after: &recovered) else { return }
+                guard await recoverAbandoned(job, before: date, now: now, recovered: &recovered) else { return }
                 guard await recoverOutage(job, before: date, source: source, now: now) else { return }
             }
             if source.isFixedDelay {
@@ -206,7 +206,7 @@ extension JobScheduler {
     /// coordinator may answer from a cache read before they ran). It is a set, not the latest date: leases end in
     /// any order (a replica renews a running claim), so an earlier date can be reported after a later one was run.
     /// `false` when planning must end.
-    private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, after recovered: inout Set<Date>)
+    private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, recovered: inout Set<Date>)
         async -> Bool
     {
         guard job.options.guarantee == .atLeastOnce, job.options.catchUp != .skip else { return true }

@@ -16,27 +16,18 @@ func contextSwitches() -> Int {
     cprocessstats_context_switches()
 }
 
-/// One run per iteration, reporting a custom metric only.
-func wholeRun(_ metrics: String...) -> Benchmark.Configuration {
+/// One run per iteration, reporting the custom metrics only: `samples` runs at most, within `maxDuration`.
+///
+/// The expiry rows take 9 samples within 60 s: one expiry's cost moves by tens of percent between runs on a shared
+/// machine, and with 1 to 3 samples (the default, which 1 s allows; the rows' first form, issue #44) they disagreed
+/// with ExpiryProbe's alternating rounds.
+func wholeRun(_ metrics: String..., samples: Int = 3, maxDuration: Duration = .seconds(1)) -> Benchmark.Configuration {
     .init(
         metrics: metrics.map { .custom($0, useScalingFactor: false) },
         warmupIterations: 0,
         scalingFactor: .one,
-        maxDuration: .seconds(1),
-        maxIterations: 3
-    )
-}
-
-/// The expiry rows' configuration: like ``wholeRun(_:)`` but with 9 samples (up to 60 s), since one expiry's cost
-/// moves by tens of percent between runs on a shared machine; 1 to 3 samples (the rows' first form, issue #44)
-/// disagreed with ExpiryProbe's five alternating rounds.
-func expiryRun() -> Benchmark.Configuration {
-    .init(
-        metrics: [.custom("expiryNanosecondsPerTimer", useScalingFactor: false)],
-        warmupIterations: 0,
-        scalingFactor: .one,
-        maxDuration: .seconds(60),
-        maxIterations: 9
+        maxDuration: maxDuration,
+        maxIterations: samples
     )
 }
 
@@ -57,8 +48,8 @@ func settleProcess() {
 func registerWholeRun<Peer: TimerPeer>(_ peer: Peer.Type) {
     for size in sizes where size <= Peer.maximumArmed {
         // Every timer due at one instant, after the last is armed; cost = (last callback - deadline) / count.
-        Benchmark("Expiry/\(Peer.name)/\(label(size))", configuration: expiryRun()) {
-            benchmark in
+        let configuration = wholeRun("expiryNanosecondsPerTimer", samples: 9, maxDuration: .seconds(60))
+        Benchmark("Expiry/\(Peer.name)/\(label(size))", configuration: configuration) { benchmark in
             settleProcess()
             let counter = FireCounter()
             let peer = Peer(capacity: size, counter: counter)

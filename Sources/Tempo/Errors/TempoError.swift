@@ -87,10 +87,18 @@ extension TempoError {
     package static let maximumDuration = Duration.nanoseconds(Int64.max)
 
     /// ``maximumDuration`` in attoseconds, a constant for checks on the hot path of creating a timer.
-    package static var maximumDurationInAttoseconds: Int128 { 9_223_372_036_854_775_807_000_000_000 }
+    private static var maximumDurationInAttoseconds: Int128 { 9_223_372_036_854_775_807_000_000_000 }
 
     /// One nanosecond in attoseconds.
     private static var oneNanosecondInAttoseconds: Int128 { 1_000_000_000 }
+
+    /// Whether `interval` is a valid interval (see ``validateInterval(_:name:)``), in two integer comparisons:
+    /// `Duration`'s comparison operators are calls into the standard library, and this is on the path of every arm.
+    @inline(__always)
+    package static func isValidInterval(_ interval: Duration) -> Bool {
+        let attoseconds = interval.attoseconds
+        return attoseconds >= oneNanosecondInAttoseconds && attoseconds <= maximumDurationInAttoseconds
+    }
 
     /// Validates an interval: it must be at least 1 nanosecond (the resolution deadlines are handed to the
     /// operating system with) and at most ``maximumDuration``.
@@ -105,11 +113,7 @@ extension TempoError {
     @discardableResult
     package static func validateInterval(_ interval: Duration, name: String = "interval") throws(TempoError) -> Duration
     {
-        // The common case in two integer comparisons (`Duration`'s comparison operators are not inlined).
-        let attoseconds = interval.attoseconds
-        if attoseconds >= oneNanosecondInAttoseconds && attoseconds <= maximumDurationInAttoseconds {
-            return interval
-        }
+        if isValidInterval(interval) { return interval }
         guard interval > .zero else {
             throw TempoError(
                 .invalidInterval, value: interval.exactDescription,

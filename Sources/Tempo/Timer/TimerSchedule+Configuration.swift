@@ -25,11 +25,9 @@ extension TimerSchedule {
             configuration = TempoTimer.Configuration(
                 interval: interval, repeats: repeats, firstTick: first, leeway: leeway, latePolicy: latePolicy,
                 clock: clock)
-        case .after(let delay)
-        where delay.attoseconds >= 1_000_000_000 && delay.attoseconds <= TempoError.maximumDurationInAttoseconds:
-            // The common one-shot, checked here as `validate()` would: the delay (its interval) is in range just
-            // above, and a one-shot's repeat count and first tick are fixed, so only the caller's leeway is left.
-            // Integer comparisons: `Duration`'s are calls into the standard library, on the path of every arm.
+        case .after(let delay) where TempoError.isValidInterval(delay):
+            // The common one-shot, checked here as `validate()` would: the delay (its interval) is valid just above,
+            // and a one-shot's repeat count and first tick are fixed, so only the caller's leeway is left.
             try TempoError.validateLeeway(leeway)
             return TempoTimer.Configuration(interval: delay, repeats: .once, leeway: leeway, clock: clock)
         case .after(let delay):
