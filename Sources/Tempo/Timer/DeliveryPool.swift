@@ -108,7 +108,8 @@ final class DeliveryPool: Sendable {
         var seenProgressAt: TimerInstant
     }
 
-    private let workerLimit: Int
+    /// The number of workers the pool starts before any is stuck (its baseline).
+    let workerLimit: Int
     private let state = TempoMutex(State())
     private let wakeups = DispatchSemaphore(value: 0)
 
@@ -301,6 +302,9 @@ final class DeliveryPool: Sendable {
 
     /// The number of workers started.
     var startedCount: Int { state.withLock { $0.started } }
+
+    /// The number of started workers waiting for a lane, none woken for one yet (for tests).
+    var idleCount: Int { state.withLock { $0.idle } }
 
     private func startWorker(_ state: inout State) -> Int {
         state.started += 1
