@@ -45,6 +45,22 @@ public protocol JobCoordinator: Sendable {
     /// - Returns: The abandoned dates before `date`, oldest first.
     func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date]
 
+    /// Marks abandoned dates of `job` done without running them: the job's catch-up policy ran another date in their
+    /// stead (``JobOptions/CatchUp/once``) or left them out (outside the window of
+    /// ``JobOptions/CatchUp/each(within:)``), so that no replica, this one after a restart included, finds and runs
+    /// them later.
+    ///
+    /// ``JobScheduler`` calls it with dates that ``abandonedDates(job:before:logger:)`` returned, before it runs the
+    /// dates the policy keeps. A date that another replica claimed again meanwhile must be left as it is (its run
+    /// goes on). It never throws: an error is logged, and the dates are then reported again later and handed to the
+    /// policy again. The default implementation does nothing.
+    ///
+    /// - Parameters:
+    ///   - job: The job's name.
+    ///   - dates: Abandoned dates of the job, oldest first.
+    ///   - logger: The scheduler's logger, for errors.
+    func settleAbandoned(job: String, dates: [Date], logger: Logger) async
+
     /// This process's name among the replicas, recorded with each run in a ``JobControlStore``'s history and with
     /// each job the scheduler publishes. The default is the host's name.
     var replica: String { get }
@@ -59,6 +75,14 @@ extension JobCoordinator {
     ///   - logger: Unused.
     /// - Returns: `[]`.
     public func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date] { [] }
+
+    /// Does nothing: no run is ever abandoned elsewhere.
+    ///
+    /// - Parameters:
+    ///   - job: Unused.
+    ///   - dates: Unused.
+    ///   - logger: Unused.
+    public func settleAbandoned(job: String, dates: [Date], logger: Logger) async {}
 
     /// The host's name (`ProcessInfo.hostName`).
     public var replica: String { ProcessInfo.processInfo.hostName }

@@ -205,6 +205,8 @@ extension JobScheduler {
     /// reported: they are not handed again (for ``JobOptions/CatchUp/once``, one run stood for all of them; a
     /// coordinator may answer from a cache read before they ran). It is a set, not the latest date: leases end in
     /// any order (a replica renews a running claim), so an earlier date can be reported after a later one was run.
+    /// The dates the policy does not run are settled with the coordinator
+    /// (``JobCoordinator/settleAbandoned(job:dates:logger:)``) and counted in ``JobStats/missed``.
     /// `false` when planning must end.
     private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, recovered: inout Set<Date>)
         async -> Bool
@@ -222,6 +224,13 @@ extension JobScheduler {
         case .each(let within): toRun = abandoned.filter { $0 >= now.adding(.zero - within) }
         }
         recovered.formUnion(abandoned)
+        // The dates the policy does not run are done: settled first, so that a restart cannot find them again (a
+        // crash before `toRun` ran leaves those to be found and run).
+        let dropped = abandoned.filter { !toRun.contains($0) }
+        if !dropped.isEmpty {
+            await coordinator.settleAbandoned(job: job.name, dates: dropped, logger: logger)
+            count(job, missed: dropped.count, isLowerBound: false)
+        }
         guard !toRun.isEmpty else { return true }
         logger.warning(
             "job runs dates whose runs were abandoned (their claims were lost)",

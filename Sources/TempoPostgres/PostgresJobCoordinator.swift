@@ -20,15 +20,18 @@ public import TempoJobs
 /// Abandoned dates: a date whose claim was never released and whose lease ran out (its replica died, froze or was
 /// cut off mid-run) is reported by ``abandonedDates(job:before:logger:)``, and the scheduler hands it to the job's
 /// catch-up policy: with at-least-once delivery and a catch-up of `once` or `each(within:)`, a survivor claims it
-/// again (with a new token) and runs it. The table is read once per third of a lease per coordinator, for all
-/// jobs at once, so the cost does not grow with the number of jobs.
+/// again (with a new token) and runs it. The dates the policy does not run (all but the latest under `once`, those
+/// outside the window under `each(within:)`) are marked finished without running
+/// (``settleAbandoned(job:dates:logger:)``), so that no replica runs them later. The table is read once per third of
+/// a lease per coordinator, for all jobs at once, so the cost does not grow with the number of jobs.
 ///
 /// Errors: each database call is retried per ``Configuration/retry``, each failure (an error, or no answer within
 /// ``PostgresRetry/attemptTimeout``) logged at warning level; when a claim still fails, it throws `JobError`
 /// `coordinatorUnavailable` (logged at error level): the date does not run here, and the scheduler leaves it to the
 /// job's catch-up policy once the database answers again.
 ///
-/// Retention: finished claims of dates older than ``Configuration/retention`` (30 days by default) are removed, at
+/// Retention: finished claims of dates older than ``Configuration/retention`` (30 days by default), and unfinished
+/// ones whose lease ran out (abandoned, and too old to be claimed or listed any more), are removed, at
 /// most once an hour per coordinator, by a background task that a claim starts (1,000 rows per statement, on one
 /// connection of the client's pool; claims never wait for it). A date older than the retention is never claimed
 /// (the claim statement itself refuses it, on the server's clock, and `claim` returns `nil`), so a removed row
@@ -198,6 +201,33 @@ public final class PostgresJobCoordinator: JobCoordinator {
         }
         return abandoned.withLock { $0.dates[job] ?? [] }.filter { $0 < date }
     }
+
+    /// Marks `dates` of `job` finished where they are still abandoned (unfinished, their lease run out), with
+    /// `succeeded` left empty (they did not run), in one statement retried per ``Configuration/retry``; a date
+    /// claimed again meanwhile keeps its claim. Finished, they are removed after the retention like any other. On
+    /// a database error (logged by the retry) nothing changes: the dates are listed again by the next read.
+    ///
+    /// - Parameters:
+    ///   - job: The job's name.
+    ///   - dates: Abandoned dates of the job.
+    ///   - logger: Where errors are logged.
+    public func settleAbandoned(job: String, dates: [Date], logger: Logger) async {
+        guard !dates.isEmpty else { return }
+        do {
+            try await configuration.retry.run("settling abandoned dates", logger: logger, metadata: ["job": "\(job)"]) {
+                [client] in
+                _ = try await client.query(
+                    """
+                    UPDATE tempo_claims SET finished_at = now() WHERE job = \(job) AND planned_at = ANY(\(dates)) \
+                    AND finished_at IS NULL AND lease_until < now()
+                    """, logger: logger)
+            }
+        } catch {
+            return
+        }
+        let settled = Set(dates)
+        abandoned.withLock { cache in cache.dates[job]?.removeAll { settled.contains($0) } }
+    }
 }
 
 extension PostgresJobCoordinator {
@@ -230,9 +260,11 @@ extension PostgresJobCoordinator {
         }
     }
 
-    /// Removes the finished claims whose date is older than ``Configuration/retention`` plus an hour, 1,000 rows per
+    /// Removes the claims whose date is older than ``Configuration/retention`` plus an hour, 1,000 rows per
     /// statement, until none is left, the task is cancelled or a statement fails (logged at warning level; the next
-    /// removal tries again). Unfinished claims stay.
+    /// removal tries again): the finished ones first, then the unfinished ones whose lease ran out (abandoned: a date
+    /// that old is neither claimed nor listed by ``abandonedDates(job:before:logger:)`` any more, so nothing would
+    /// ever finish them). An unfinished claim whose lease still holds stays: its run goes on.
     ///
     /// - Parameter logger: Where errors and the count removed are logged.
     /// - Returns: The number of rows removed.
@@ -240,33 +272,42 @@ extension PostgresJobCoordinator {
     package func removeExpiredClaims(logger: Logger) async -> Int {
         let bound = retentionMicroseconds + 3_600_000_000
         var removed = 0
-        while !Task.isCancelled {
+        // Each served by its partial index (`tempo_claims_finished`, `tempo_claims_unfinished`).
+        let statements: [PostgresQuery] = [
+            """
+            DELETE FROM tempo_claims WHERE (job, planned_at) IN (SELECT job, planned_at FROM tempo_claims \
+            WHERE finished_at IS NOT NULL AND planned_at < now() - \(bound) * interval '1 microsecond' \
+            ORDER BY planned_at LIMIT 1000) RETURNING 1::bigint
+            """,
+            """
+            DELETE FROM tempo_claims WHERE (job, planned_at) IN (SELECT job, planned_at FROM tempo_claims \
+            WHERE finished_at IS NULL AND planned_at < now() - \(bound) * interval '1 microsecond' \
+            AND lease_until < now() ORDER BY planned_at DESC LIMIT 1000) RETURNING 1::bigint
+            """,
+        ]
+        var statement = 0
+        while !Task.isCancelled, statement < statements.count {
             do {
                 let limit = configuration.retry.attemptTimeout
-                let count = try await withTimeout(limit, "removing old finished claims") { [client] in
+                let query = statements[statement]
+                let count = try await withTimeout(limit, "removing old claims") { [client] in
                     var count = 0
-                    for try await _ in try await client.query(
-                        """
-                        DELETE FROM tempo_claims WHERE (job, planned_at) IN (SELECT job, planned_at FROM tempo_claims \
-                        WHERE finished_at IS NOT NULL AND planned_at < now() - \(bound) * interval '1 microsecond' \
-                        ORDER BY planned_at LIMIT 1000) RETURNING 1::bigint
-                        """, logger: logger
-                    ).decode(Int64.self) {
+                    for try await _ in try await client.query(query, logger: logger).decode(Int64.self) {
                         count += 1
                     }
                     return count
                 }
                 removed += count
-                if count < 1000 { break }
+                if count < 1000 { statement += 1 }
             } catch {
                 // One try, at warning level: it comes back with the next claim due (a shutdown ends it too).
                 logger.warning(
-                    "postgres: cannot remove old finished claims; tried again later",
+                    "postgres: cannot remove old claims; tried again later",
                     metadata: ["error": "\(String(reflecting: error))"])
                 break
             }
         }
-        if removed > 0 { logger.info("postgres: removed old finished claims", metadata: ["count": "\(removed)"]) }
+        if removed > 0 { logger.info("postgres: removed old claims", metadata: ["count": "\(removed)"]) }
         return removed
     }
 }

@@ -42,8 +42,14 @@ private final class DeadReplicaCoordinator: JobCoordinator {
 private final class LostLeasesCoordinator: JobCoordinator {
     let lost: [Date: Date]
     private let claimed = Mutex<[Date: Int]>([:])
+    /// The dates settled, in the calls' order; a settled date is no longer reported, as a database's finished row.
+    let settled = Mutex<[[Date]]>([])
 
     init(lost: [Date: Date]) { self.lost = lost }
+
+    func settleAbandoned(job: String, dates: [Date], logger: Logger) async {
+        settled.withLock { $0.append(dates) }
+    }
 
     func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)? {
         let claims = claimed.withLock { claims in
@@ -55,7 +61,11 @@ private final class LostLeasesCoordinator: JobCoordinator {
 
     func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date] {
         let claims = claimed.withLock { $0 }
-        return lost.filter { $0.value <= date && $0.key < date && claims[$0.key, default: 0] == 1 }.keys.sorted()
+        let done = Set(settled.withLock { $0.joined() })
+        return lost.filter {
+            $0.value <= date && $0.key < date && claims[$0.key, default: 0] == 1 && !done.contains($0.key)
+        }
+        .keys.sorted()
     }
 }
 
@@ -121,6 +131,40 @@ private final class LostLeasesCoordinator: JobCoordinator {
                 try await run(scheduler, on: clock, for: .seconds(55))
             }
             #expect(runs.all.compactMap(Double.init) == [20, 30, 10, 40, 50], "\(catchUp)")
+        }
+    }
+
+    /// Three dates lost together (refused at first: other replicas held them; their leases all out at 35, so
+    /// reported from date 40 on): `once` runs the latest and settles the two others with the coordinator, so that no
+    /// replica (this one after a restart included) finds them again; `each(within:)` settles only those outside its
+    /// window. The dates not run count as missed.
+    @Test func theAbandonedDatesThePolicyDoesNotRunAreSettledAndCountedAsMissed() async throws {
+        let cases: [(JobOptions.CatchUp, runs: [Double], settled: [[Double]])] = [
+            (.once, [30, 40, 50], [[10, 20]]),
+            (.each(within: .seconds(25)), [20, 30, 40, 50], [[10]]),
+            (.each(within: .seconds(60)), [10, 20, 30, 40, 50], []),
+        ]
+        for (catchUp, expectedRuns, expectedSettled) in cases {
+            let clock = VirtualClock()
+            let runs = Trace()
+            let coordinator = LostLeasesCoordinator(lost: [
+                wallDate(10): wallDate(35), wallDate(20): wallDate(35), wallDate(30): wallDate(35),
+            ])
+            let missed = Mutex<Int?>(nil)
+            try await clock.run {
+                let scheduler = JobScheduler(
+                    coordinator: coordinator, logger: Logger(label: "test"), wallClock: clock.wallDate, clock: clock)
+                let schedule = JobSchedule.plan(try Plan.every(.seconds(10), anchor: wallDate(0)))
+                try scheduler.register("report", schedule, options: JobOptions(catchUp: catchUp)) { context in
+                    runs.append("\(context.plannedDate.timeIntervalSince(wallDate(0)))")
+                }
+                try await run(scheduler, on: clock, for: .seconds(55))
+                missed.withLock { $0 = scheduler.stats(for: "report")?.missed }
+            }
+            let settled = coordinator.settled.withLock { $0 }.map { $0.map { $0.timeIntervalSince(wallDate(0)) } }
+            #expect(runs.all.compactMap(Double.init) == expectedRuns, "\(catchUp)")
+            #expect(settled == expectedSettled, "\(catchUp)")
+            #expect(missed.withLock { $0 } == expectedSettled.joined().count, "\(catchUp)")
         }
     }
 }

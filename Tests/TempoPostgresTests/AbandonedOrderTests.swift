@@ -72,6 +72,68 @@ extension PostgresTests {
                         """, on: client) == [2])
             }
         }
+
+        /// Under `once`, three dates a dead replica abandoned: the survivor runs the latest, and marks the two others
+        /// finished without running them, so that a replica started afterwards (a restart) finds none of them: it
+        /// runs none of the three. (Before, the two stayed unfinished, and a restart ran the latest of them.)
+        @Test func underOnceTheAbandonedDatesNotRunAreFinishedAndARestartRunsNoneOfThem() async throws {
+            try await withDatabase { _, client in
+                let now = try await serverNow(on: client, wholeSeconds: true)
+                let dead = [now - 4, now - 3, now - 2]
+                try await step("inserting the dead replica's claims, their leases out") {
+                    for date in dead {
+                        try await client.query(
+                            """
+                            INSERT INTO tempo_claims VALUES ('tick', \(date), nextval('tempo_claim_tokens'), 'dead', \
+                            now() - interval '1 s', NULL, NULL)
+                            """)
+                    }
+                }
+                let ran = Mutex<[Date]>([])
+                // Runs a replica until `until` holds (at most 60 s: a loaded machine), then stops it.
+                func runReplica(_ name: String, until done: @escaping @Sendable () -> Bool) async throws {
+                    let scheduler = JobScheduler(
+                        coordinator: try PostgresJobCoordinator(
+                            client: client, replica: name, configuration: .init(lease: .seconds(3))),
+                        logger: Self.logger, clock: ContinuousClock())
+                    let schedule = JobSchedule.plan(
+                        try Plan.every(.seconds(1), anchor: Date(timeIntervalSince1970: 0)))
+                    try scheduler.register("tick", schedule, options: JobOptions(catchUp: .once)) { context in
+                        ran.withLock { $0.append(context.plannedDate) }
+                    }
+                    try await step("running replica \(name)", within: .seconds(90)) {
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            group.addTask { try await scheduler.run() }
+                            let deadline = ContinuousClock.now + .seconds(60)
+                            while ContinuousClock.now < deadline, !done() {
+                                try await Task.sleep(for: .milliseconds(100))
+                            }
+                            scheduler.triggerGracefulShutdown()
+                            try await group.waitForAll()
+                        }
+                    }
+                }
+                try await runReplica("survivor") { ran.withLock { $0.contains(dead[2]) } }
+                let first = ran.withLock { $0 }
+                #expect(first.filter { dead.contains($0) } == [dead[2]], "\(first.map(\.timeIntervalSince1970))")
+                #expect(
+                    try await integers(
+                        """
+                        SELECT count(*) FROM tempo_claims WHERE job = 'tick' AND replica = 'dead' \
+                        AND planned_at IN (\(dead[0]), \(dead[1])) AND finished_at IS NOT NULL AND succeeded IS NULL
+                        """, on: client) == [2])
+                // The restart: a new coordinator (no cache) and scheduler, for a few of its own dates.
+                let restartedAt = ran.withLock { $0.count }
+                try await runReplica("restarted") { ran.withLock { $0.count } >= restartedAt + 3 }
+                let second = ran.withLock { Array($0[restartedAt...]) }
+                #expect(second.filter { dead.contains($0) }.isEmpty, "\(second.map(\.timeIntervalSince1970))")
+                #expect(
+                    try await integers(
+                        "SELECT count(*) FROM tempo_claims WHERE job = 'tick' AND finished_at IS NULL", on: client
+                    )
+                    .allSatisfy { $0 <= 1 })
+            }
+        }
     }
 }
 #endif
