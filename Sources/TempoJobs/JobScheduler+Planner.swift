@@ -271,8 +271,9 @@ extension JobScheduler {
     }
 
     /// Publishes the job's schedule in words and its next dates after `reference` to a ``JobControlStore``, in a task
-    /// of its own (one at a time per job; the planner does not wait): the planner publishes again once it plans a
-    /// date past the first three quarters of them. A store error is logged at warning level.
+    /// of its own (one at a time per job; the planner does not wait, `run()` does before it returns): the planner
+    /// publishes again once it plans a date past the first three quarters of them. A store error is logged at
+    /// warning level.
     private func publish(_ job: JobDefinition, source: DateSource, after reference: Date) {
         guard let controlStore = runner.controlStore else { return }
         var dates: [Date] = []
@@ -289,6 +290,9 @@ extension JobScheduler {
             record.publishing = true
             record.republishAfter = republishAfter
             state.jobs[job.name] = record
+            // Counted with the planners, so that `run()` returns only once the write ended: after `run()`, nothing
+            // of the scheduler touches the store (its owner may close it, or remove its folder).
+            state.planners += 1
             return true
         }
         guard go else { return }
@@ -304,7 +308,12 @@ extension JobScheduler {
                     "job store: cannot publish the job's next dates",
                     metadata: ["job": "\(job.name)", "error": "\(error)"])
             }
-            self.runner.state.withLock { $0.jobs[job.name]?.publishing = false }
+            let drained = self.runner.state.withLock { state -> Drained? in
+                state.jobs[job.name]?.publishing = false
+                state.planners -= 1
+                return state.finishIfDone()
+            }
+            drained?.resume()
         }
     }
 

@@ -124,7 +124,8 @@ struct SchedulerState {
     var newJobs: AsyncStream<JobDefinition>.Continuation?
     /// The task executor `run()` prefers (a `VirtualClock` run's, in tests), on which runs and timers start.
     var executor: (any TaskExecutor)?
-    /// The planners going (one per job until its schedule ends or shutdown): `run()` waits for them with the runs.
+    /// The planners going (one per job until its schedule ends or shutdown), the task that follows the store's
+    /// control, and the writes of a job's next dates to the store in flight: `run()` waits for them with the runs.
     var planners = 0
     /// The runs going, by id. Their tasks are unstructured, so that `run()` can return without them.
     var runs: [UInt64: RunningRun] = [:]

@@ -28,8 +28,14 @@ import Testing
         return path
     }
 
+    /// Removes the folder of a store made by `makeStore()`.
+    private func removeStore(_ path: String) {
+        try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
+    }
+
     @Test func listShowsEachJobWithItsStateNextDateAndLastRunAsATableAndAsJSON() async throws {
         let store = try makeStore()
+        defer { removeStore(store) }
         let table = try await TempoBinary.run(["jobs", "list", "--store", store])
         #expect(table.status == 0, "\(table.stderr)")
         let lines = table.stdout.split(separator: "\n")
@@ -45,6 +51,7 @@ import Testing
 
     @Test func showListsTheLastRunsNewestFirstWithTheirErrors() async throws {
         let store = try makeStore()
+        defer { removeStore(store) }
         let output = try await TempoBinary.run(["jobs", "show", "report", "--store", store])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("schedule:     every 60.0 seconds"))
@@ -56,6 +63,7 @@ import Testing
 
     @Test func pauseResumeAndRunNowWriteTheControlFileTheSchedulersRead() async throws {
         let store = try makeStore()
+        defer { removeStore(store) }
         let paused = try await TempoBinary.run(["jobs", "pause", "report", "--store", store])
         #expect(paused.status == 0 && paused.stdout == "paused report\n", "\(paused.stderr)")
         let list = try await TempoBinary.run(["jobs", "list", "--store", store, "--json"])
@@ -80,6 +88,7 @@ import Testing
         async throws
     {
         let store = try makeStore()
+        defer { removeStore(store) }
         let output = try await TempoBinary.run(
             arguments + (arguments.count > 2 ? ["--store", store] : []), environment: ["TEMPO_POSTGRES_URL": ""])
         #expect(output.status == status, "stderr: \(output.stderr)")
