@@ -271,7 +271,8 @@ extension JobScheduler {
     }
 
     /// Publishes the job's schedule in words and its next dates after `reference` to a ``JobControlStore``, in a task
-    /// of its own (one at a time per job; the planner does not wait, `run()` does before it returns): the planner
+    /// of its own (one at a time per job; the planner does not wait, `run()` does before it returns, and shutdown
+    /// cancels it, so that a store that retries while its database is down does not hold `run()`): the planner
     /// publishes again once it plans a date past the first three quarters of them. A store error is logged at
     /// warning level.
     private func publish(_ job: JobDefinition, source: DateSource, after reference: Date) {
@@ -300,7 +301,7 @@ extension JobScheduler {
             name: job.name, schedule: job.scheduleDescription, nextDates: dates, replica: runner.replica,
             publishedAt: wallClock())
         let executor = runner.state.withLock { $0.executor }
-        Task(executorPreference: executor) {
+        let task = Task(executorPreference: executor) {
             do {
                 try await controlStore.publish(description)
             } catch {
@@ -315,6 +316,12 @@ extension JobScheduler {
             }
             drained?.resume()
         }
+        // Kept for shutdown to cancel; if shutdown began meanwhile, cancelled here (it found no task to cancel).
+        let stopping = runner.state.withLock { state -> Bool in
+            state.jobs[job.name]?.publishTask = task
+            return state.phase != .running
+        }
+        if stopping { task.cancel() }
     }
 
     /// Changes one job's statistics under the lock.

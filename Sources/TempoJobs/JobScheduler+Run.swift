@@ -134,7 +134,8 @@ extension JobScheduler {
                 state.newJobs = nil
                 return Shutdown(
                     drained: state.finishIfDone(), running: state.runningJobs, stop: state.takeStopWaiters(),
-                    newJobs: newJobs, executor: state.executor)
+                    newJobs: newJobs, publishes: state.jobs.values.compactMap { $0.publishing ? $0.publishTask : nil },
+                    executor: state.executor)
             case .draining, .cancelling, .finished:
                 return nil
             }
@@ -146,6 +147,7 @@ extension JobScheduler {
                 "running": "\(shutdown.running.joined(separator: ", "))", "grace": "\(configuration.gracePeriod)",
             ])
         shutdown.newJobs?.finish()
+        for publish in shutdown.publishes { publish.cancel() }
         for planner in shutdown.stop { planner.resume() }
         if let drained = shutdown.drained {
             drained.resume()
@@ -164,6 +166,8 @@ extension JobScheduler {
         let running: [String]
         let stop: [CheckedContinuation<Void, Never>]
         let newJobs: AsyncStream<JobDefinition>.Continuation?
+        /// The writes of jobs' next dates in flight: cancelled (`run()` waits for them to end).
+        let publishes: [Task<Void, Never>]
         let executor: (any TaskExecutor)?
     }
 

@@ -77,6 +77,8 @@ struct JobRecord {
     var republishAfter: Date?
     /// Whether a publish of the job is in flight (one at a time).
     var publishing = false
+    /// The task of the publish in flight (or of the last one), cancelled when shutdown begins.
+    var publishTask: Task<Void, Never>?
 }
 
 /// A span of a job's dates that its coordinator could not decide (see ``JobRecord/outage``).

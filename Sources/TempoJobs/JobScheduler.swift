@@ -26,7 +26,8 @@ import TempoPlans
 /// running runs get ``Configuration/gracePeriod`` on the scheduler's clock to end, then their tasks are cancelled,
 /// naming the jobs still running in an error log; `run()` returns when the last run, and the last write of a job's
 /// next dates to a ``JobControlStore``, has ended, or ``Configuration/abandonAfter`` after the cancellation, whichever
-/// comes first. After `run()` returns, the scheduler writes nothing more to its store.
+/// comes first. Shutdown cancels such a write in flight (a store's retries do not hold `run()`); after `run()`
+/// returns, the scheduler writes nothing more to its store.
 ///
 /// Runs and the jobs' planners are unstructured tasks that the scheduler tracks (not child tasks of `run()`), so a
 /// body that ignores cancellation or blocks its thread can neither block other jobs nor keep `run()` from returning:

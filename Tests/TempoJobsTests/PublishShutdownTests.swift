@@ -4,12 +4,18 @@ import Synchronization
 import TempoJobs
 import Testing
 
-/// A control store whose writes of a job's next dates wait for the test to let them through (`open()`); every other
-/// call goes to an `InMemoryJobStore`.
+/// A control store whose writes of a job's next dates wait for the test to let them through (`open()`), ignoring
+/// cancellation, or, with `honorsCancellation`, wait for an hour unless cancelled (a database that does not answer);
+/// every other call goes to an `InMemoryJobStore`.
 private final class GatedPublishStore: JobControlStore {
     let inner = InMemoryJobStore()
     let events = Mutex<[String]>([])
+    let honorsCancellation: Bool
     private let gate = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    init(honorsCancellation: Bool = false) {
+        self.honorsCancellation = honorsCancellation
+    }
 
     /// Lets every publish waiting, and every later one, through.
     func open() {
@@ -23,6 +29,14 @@ private final class GatedPublishStore: JobControlStore {
 
     func publish(_ description: JobDescription) async throws {
         events.withLock { $0.append("publish began") }
+        if honorsCancellation {
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                events.withLock { $0.append("publish cancelled") }
+                throw error
+            }
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let open = gate.withLock { gate in
                 if !gate.open { gate.waiters.append(continuation) }
@@ -76,6 +90,24 @@ private final class GatedPublishStore: JobControlStore {
             try await group.waitForAll()
         }
         #expect(store.events.withLock { $0 } == ["publish began", "publish ended", "run returned"])
+    }
+
+    /// A write that waits for a database that does not answer is cancelled when shutdown begins: `run()` waits for
+    /// it to end, not for the store's retries.
+    @Test func shutdownCancelsAPublishInFlight() async throws {
+        let store = GatedPublishStore(honorsCancellation: true)
+        let scheduler = JobScheduler(store: store, logger: Logger(label: "test"), clock: ContinuousClock())
+        try scheduler.register("tick", .every(.seconds(3600))) { _ in }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await scheduler.run()
+                store.events.withLock { $0.append("run returned") }
+            }
+            try await Self.waitUntil { store.events.withLock { $0.contains("publish began") } }
+            scheduler.triggerGracefulShutdown()
+            try await group.waitForAll()
+        }
+        #expect(store.events.withLock { $0 } == ["publish began", "publish cancelled", "run returned"])
     }
 
     /// Polls `condition` every 10 ms until it holds or `limit` passed (60 s: only a hang).
