@@ -71,8 +71,9 @@ private final class GatedPublishStore: JobControlStore {
 /// left behind, their jobs file written during their removal), and an app that closes its database client after
 /// `run()` would have had it written to after that.
 @Suite struct PublishShutdownTests {
-    @Test func runReturnsOnlyOnceAPublishInFlightEnded() async throws {
-        let store = GatedPublishStore()
+    /// Runs a scheduler with one job on `store`, triggers shutdown once its first publish began, then calls
+    /// `afterShutdown`; returns once `run()` returned (its return recorded in the store's events).
+    private func runAndShutDown(_ store: GatedPublishStore, afterShutdown: () async throws -> Void = {}) async throws {
         let scheduler = JobScheduler(store: store, logger: Logger(label: "test"), clock: ContinuousClock())
         try scheduler.register("tick", .every(.seconds(3600))) { _ in }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -83,11 +84,18 @@ private final class GatedPublishStore: JobControlStore {
             // Event waits, bounded only to catch a hang.
             try await Self.waitUntil { store.events.withLock { $0.contains("publish began") } }
             scheduler.triggerGracefulShutdown()
+            try await afterShutdown()
+            try await group.waitForAll()
+        }
+    }
+
+    @Test func runReturnsOnlyOnceAPublishInFlightEnded() async throws {
+        let store = GatedPublishStore()
+        try await runAndShutDown(store) {
             // Without the wait for the publish, `run()` returns within this second, before the gate opens (on a very
             // loaded machine it may not, and the order below then does not tell: the test can only pass, never flake).
             try await Self.waitUntil(atMost: .seconds(1)) { store.events.withLock { $0.contains("run returned") } }
             store.open()
-            try await group.waitForAll()
         }
         #expect(store.events.withLock { $0 } == ["publish began", "publish ended", "run returned"])
     }
@@ -96,17 +104,7 @@ private final class GatedPublishStore: JobControlStore {
     /// it to end, not for the store's retries.
     @Test func shutdownCancelsAPublishInFlight() async throws {
         let store = GatedPublishStore(honorsCancellation: true)
-        let scheduler = JobScheduler(store: store, logger: Logger(label: "test"), clock: ContinuousClock())
-        try scheduler.register("tick", .every(.seconds(3600))) { _ in }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await scheduler.run()
-                store.events.withLock { $0.append("run returned") }
-            }
-            try await Self.waitUntil { store.events.withLock { $0.contains("publish began") } }
-            scheduler.triggerGracefulShutdown()
-            try await group.waitForAll()
-        }
+        try await runAndShutDown(store)
         #expect(store.events.withLock { $0 } == ["publish began", "publish cancelled", "run returned"])
     }
 
