@@ -52,8 +52,10 @@ public protocol JobCoordinator: Sendable {
     ///
     /// ``JobScheduler`` calls it with dates that ``abandonedDates(job:before:logger:)`` returned, before it runs the
     /// dates the policy keeps. A date that another replica claimed again meanwhile must be left as it is (its run
-    /// goes on). It never throws: an error is logged, and the dates are then reported again later and handed to the
-    /// policy again. The default implementation does nothing.
+    /// goes on). It never throws: an error is logged, and the dates are then reported again later; the scheduler
+    /// settles them again before its next date (a restarted one hands them to the policy again). The default
+    /// implementation does nothing: a coordinator that wraps another forwards this call
+    /// with ``abandonedDates(job:before:logger:)``.
     ///
     /// - Parameters:
     ///   - job: The job's name.

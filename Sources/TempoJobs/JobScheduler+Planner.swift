@@ -24,7 +24,7 @@ extension JobScheduler {
         let after = [cursor?.lastDate, resumed].compactMap { $0 }.max()
         guard await catchUpAtStart(job, source: source, cursor: after, now: start) else { return }
         var reference = wallClock()
-        var recovered: Set<Date> = []
+        var abandonedMemory = AbandonedMemory()
         while !Task.isCancelled {
             guard let date = source.next(after: reference) else {
                 update(job.name) { $0.isStopped = true }
@@ -44,7 +44,7 @@ extension JobScheduler {
             }
             let now = wallClock()
             if recoversAbandonedDates {
-                guard await recoverAbandoned(job, before: date, now: now, recovered: &recovered) else { return }
+                guard await recoverAbandoned(job, before: date, now: now, memory: &abandonedMemory) else { return }
                 guard await recoverOutage(job, before: date, source: source, now: now) else { return }
             }
             if source.isFixedDelay {
@@ -201,21 +201,26 @@ extension JobScheduler {
 
     /// Runs, as the job's catch-up policy says, the dates before `date` whose runs another replica abandoned
     /// (``JobCoordinator/abandonedDates(job:before:logger:)``), after the running run ended and before `date`;
-    /// at-least-once jobs only. `recovered` holds the abandoned dates already handed to the policy and still
+    /// at-least-once jobs only. `memory.handed` holds the abandoned dates already handed to the policy and still
     /// reported: they are not handed again (for ``JobOptions/CatchUp/once``, one run stood for all of them; a
     /// coordinator may answer from a cache read before they ran). It is a set, not the latest date: leases end in
     /// any order (a replica renews a running claim), so an earlier date can be reported after a later one was run.
     /// The dates the policy does not run are settled with the coordinator
-    /// (``JobCoordinator/settleAbandoned(job:dates:logger:)``) and counted in ``JobStats/missed``.
+    /// (``JobCoordinator/settleAbandoned(job:dates:logger:)``) and counted in ``JobStats/missed``; settled again
+    /// before a later date while still reported (the coordinator could not settle them).
     /// `false` when planning must end.
-    private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, recovered: inout Set<Date>)
+    private func recoverAbandoned(_ job: JobDefinition, before date: Date, now: Date, memory: inout AbandonedMemory)
         async -> Bool
     {
         guard job.options.guarantee == .atLeastOnce, job.options.catchUp != .skip else { return true }
         let reported = await coordinator.abandonedDates(job: job.name, before: date, logger: logger)
         // A date no longer reported was run, or is held again: if it is reported once more, its new claim was lost.
-        recovered.formIntersection(reported)
-        let abandoned = reported.filter { !recovered.contains($0) }
+        memory.handed.formIntersection(reported)
+        memory.dropped.formIntersection(reported)
+        if !memory.dropped.isEmpty {
+            await coordinator.settleAbandoned(job: job.name, dates: memory.dropped.sorted(), logger: logger)
+        }
+        let abandoned = reported.filter { !memory.handed.contains($0) }
         guard let latest = abandoned.last else { return true }
         let toRun: [Date]
         switch job.options.catchUp.kind {
@@ -223,13 +228,14 @@ extension JobScheduler {
         case .once: toRun = [latest]
         case .each(let within): toRun = abandoned.filter { $0 >= now.adding(.zero - within) }
         }
-        recovered.formUnion(abandoned)
+        memory.handed.formUnion(abandoned)
         // The dates the policy does not run are done: settled first, so that a restart cannot find them again (a
         // crash before `toRun` ran leaves those to be found and run).
         let dropped = abandoned.filter { !toRun.contains($0) }
         if !dropped.isEmpty {
             await coordinator.settleAbandoned(job: job.name, dates: dropped, logger: logger)
             count(job, missed: dropped.count, isLowerBound: false)
+            memory.dropped.formUnion(dropped)
         }
         guard !toRun.isEmpty else { return true }
         logger.warning(
@@ -331,6 +337,15 @@ extension JobScheduler {
 }
 
 typealias LateDates = Plan.LateDates
+
+/// What a job's planner remembers of abandoned dates from one planned date to the next (see
+/// `JobScheduler.recoverAbandoned`).
+struct AbandonedMemory {
+    /// The abandoned dates handed to the catch-up policy and still reported.
+    var handed: Set<Date> = []
+    /// Those of them the policy did not run, settled with the coordinator and still reported (settled again).
+    var dropped: Set<Date> = []
+}
 
 extension Date {
     /// The latest `Date` before this one (the next `Double` down), so that `(justBefore, x]` holds `x`.

@@ -174,6 +174,10 @@ private final class TimedCoordinator: JobCoordinator {
         await base.abandonedDates(job: job, before: date, logger: logger)
     }
 
+    func settleAbandoned(job: String, dates: [Date], logger: Logger) async {
+        await base.settleAbandoned(job: job, dates: dates, logger: logger)
+    }
+
     func reset() {
         times.withLock { $0.removeAll() }
         granted.withLock { $0.removeAll() }

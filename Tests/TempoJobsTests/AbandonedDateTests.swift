@@ -42,13 +42,25 @@ private final class DeadReplicaCoordinator: JobCoordinator {
 private final class LostLeasesCoordinator: JobCoordinator {
     let lost: [Date: Date]
     private let claimed = Mutex<[Date: Int]>([:])
-    /// The dates settled, in the calls' order; a settled date is no longer reported, as a database's finished row.
+    /// The dates of each settle call, in order; a date settled by a call that did not fail is no longer reported, as
+    /// a database's finished row.
     let settled = Mutex<[[Date]]>([])
+    private let done = Mutex<Set<Date>>([])
+    /// How many settle calls fail (the database did not answer), from the first.
+    private let failing: Mutex<Int>
 
-    init(lost: [Date: Date]) { self.lost = lost }
+    init(lost: [Date: Date], failingSettles: Int = 0) {
+        self.lost = lost
+        failing = Mutex(failingSettles)
+    }
 
     func settleAbandoned(job: String, dates: [Date], logger: Logger) async {
         settled.withLock { $0.append(dates) }
+        let fails = failing.withLock { failing in
+            defer { failing = max(0, failing - 1) }
+            return failing > 0
+        }
+        if !fails { done.withLock { $0.formUnion(dates) } }
     }
 
     func claim(job: String, plannedDate: Date, logger: Logger) async -> (any JobClaim)? {
@@ -61,7 +73,7 @@ private final class LostLeasesCoordinator: JobCoordinator {
 
     func abandonedDates(job: String, before date: Date, logger: Logger) async -> [Date] {
         let claims = claimed.withLock { $0 }
-        let done = Set(settled.withLock { $0.joined() })
+        let done = done.withLock { $0 }
         return lost.filter {
             $0.value <= date && $0.key < date && claims[$0.key, default: 0] == 1 && !done.contains($0.key)
         }
@@ -164,5 +176,19 @@ private final class LostLeasesCoordinator: JobCoordinator {
             #expect(settled == expectedSettled, "\(catchUp)")
             #expect(missed == expectedSettled.joined().count, "\(catchUp)")
         }
+    }
+
+    /// A settle the coordinator could not carry out (its database did not answer) is tried again before the next
+    /// date, while the dates are still reported; they are counted as missed once, and not run.
+    @Test func aSettleThatFailedIsTriedAgainBeforeTheNextDate() async throws {
+        let coordinator = LostLeasesCoordinator(
+            lost: [wallDate(10): wallDate(35), wallDate(20): wallDate(35), wallDate(30): wallDate(35)],
+            failingSettles: 1)
+        let (runs, missed) = try await datesRun(coordinator, .once)
+        let settled = coordinator.settled.withLock { $0 }.map { $0.map { $0.timeIntervalSince(wallDate(0)) } }
+        #expect(runs == [30, 40, 50])
+        // Before date 40 (failed), again before date 50.
+        #expect(settled == [[10, 20], [10, 20]])
+        #expect(missed == 2)
     }
 }
