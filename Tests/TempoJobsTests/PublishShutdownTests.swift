@@ -67,9 +67,8 @@ private final class GatedPublishStore: JobControlStore {
 }
 
 /// `run()` returns only once the scheduler's writes to its store ended: a write of a job's next dates still in flight
-/// at shutdown kept going after `run()` had returned (the tests' temporary folders of a `JSONFileJobStore` were
-/// left behind, their jobs file written during their removal), and an app that closes its database client after
-/// `run()` would have had it written to after that.
+/// at shutdown kept going after `run()` had returned, so an app that closes its database client after `run()` would
+/// have had it used afterwards.
 @Suite struct PublishShutdownTests {
     /// Runs a scheduler with one job on `store`, triggers shutdown once its first publish began, then calls
     /// `afterShutdown`; returns once `run()` returned (its return recorded in the store's events).
