@@ -105,6 +105,12 @@ public final class PostgresJobCoordinator: JobCoordinator {
         self.configuration = configuration
     }
 
+    /// One attempt with the configured attempt timeout: for the calls the scheduler makes again before each date
+    /// (the read of abandoned dates, their settling), where retries would only hold the date up.
+    private var oneTry: PostgresRetry {
+        PostgresRetry(attempts: 1, attemptTimeout: configuration.retry.attemptTimeout)
+    }
+
     /// The lease in microseconds, the database's unit.
     var leaseMicroseconds: Int64 { Self.microseconds(configuration.lease) }
 
@@ -181,8 +187,7 @@ public final class PostgresJobCoordinator: JobCoordinator {
         if refresh {
             var dates: [String: [Date]]?
             do {
-                let once = PostgresRetry(attempts: 1, attemptTimeout: configuration.retry.attemptTimeout)
-                dates = try await once.run("reading abandoned dates", logger: logger) { [client] in
+                dates = try await oneTry.run("reading abandoned dates", logger: logger) { [client] in
                     let rows = try await client.query(Self.abandonedDatesQuery(retention: self.retentionMicroseconds))
                     var dates: [String: [Date]] = [:]
                     for try await (job, plannedAt) in rows.decode((String, Date).self) {
@@ -203,9 +208,11 @@ public final class PostgresJobCoordinator: JobCoordinator {
     }
 
     /// Marks `dates` of `job` finished where they are still abandoned (unfinished, their lease run out), with
-    /// `succeeded` left empty (they did not run), in one statement retried per ``Configuration/retry``; a date
-    /// claimed again meanwhile keeps its claim. Finished, they are removed after the retention like any other. On
-    /// a database error (logged by the retry) nothing changes: the dates are listed again by the next read.
+    /// `succeeded` left empty (they did not run), in one statement, one try (as the read of abandoned dates: the
+    /// scheduler calls again before the job's next date, so retries here would only hold that date up while the
+    /// database is down); a date claimed again meanwhile keeps its claim. Finished, they are removed after the
+    /// retention like any other. On a database error (logged at warning level) nothing changes: the dates are listed
+    /// again by the next read.
     ///
     /// - Parameters:
     ///   - job: The job's name.
@@ -214,7 +221,7 @@ public final class PostgresJobCoordinator: JobCoordinator {
     public func settleAbandoned(job: String, dates: [Date], logger: Logger) async {
         guard !dates.isEmpty else { return }
         do {
-            try await configuration.retry.run("settling abandoned dates", logger: logger, metadata: ["job": "\(job)"]) {
+            try await oneTry.run("settling abandoned dates", logger: logger, metadata: ["job": "\(job)"]) {
                 [client] in
                 _ = try await client.query(
                     """
