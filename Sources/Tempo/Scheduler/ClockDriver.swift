@@ -162,8 +162,9 @@ final class ClockDriver: Sendable {
     ) -> ScheduledAction {
         // Moved into the shard's critical section through an optional (a closure cannot consume what it captures).
         var pending = Optional(consume target)
-        return insert(deadline: deadline, now: now) { queue, id in
-            queue.insert(id: id, deadline: deadline, leeway: leeway, target: pending.take().unsafelyUnwrapped)
+        let due = CompactDeadlineQueue.Due(deadline: deadline, leeway: leeway)
+        return insert(wake: due.wake, now: now) { queue, id in
+            queue.insert(id: id, due: due, target: pending.take().unsafelyUnwrapped)
         }
     }
 
@@ -172,16 +173,22 @@ final class ClockDriver: Sendable {
         at deadline: TimerInstant, leeway: Duration, work: consuming CompactDeadlineQueue.Work
     ) -> ScheduledAction {
         var pending = Optional(consume work)
-        return insert(deadline: deadline, now: nil) { queue, id in
-            queue.insert(id: id, deadline: deadline, leeway: leeway, work: pending.take().unsafelyUnwrapped)
+        let due = CompactDeadlineQueue.Due(deadline: deadline, leeway: leeway)
+        return insert(wake: due.wake, now: nil) { queue, id in
+            queue.insert(id: id, due: due, work: pending.take().unsafelyUnwrapped)
         }
     }
 
-    /// Makes the id of an action due at `deadline` and runs `place` with it under its shard's lock, which puts the
-    /// action in the shard's queue and returns its slot; then arms the kernel timer if the action is the earliest.
+    /// Makes the id of an action that must run by `wake` (nanoseconds since the clock's origin) and runs `place` with
+    /// it under its shard's lock, which puts the action in the shard's queue and returns its slot; then arms the
+    /// kernel timer if the action is the earliest.
+    ///
+    /// The shard's earliest wake is lowered to the action's own when that is earlier, without reading the queue's
+    /// (which could only be the same or later: ``ClockShard/earliest`` is never later than the queue's wake, and the
+    /// new action's wake is the only one that changed).
     @inline(__always)
     private func insert(
-        deadline: TimerInstant, now: Int64?, place: (inout CompactDeadlineQueue, UInt64) -> UInt32
+        wake: Int64, now: Int64?, place: (inout CompactDeadlineQueue, UInt64) -> UInt32
     ) -> ScheduledAction {
         let index = ThreadOrdinal.current & shardMask
         let bit = 1 << index
@@ -194,7 +201,7 @@ final class ClockDriver: Sendable {
         // A reading the caller made just before is as good as one made here: it too precedes the shard's lock, and it
         // follows everything that happened before the caller's call began.
         let stamp = used == bit ? 0 : (now ?? PlatformClock.nanoseconds(.monotonic)) &- origin
-        let (id, slot, shardWake) = withShard(index) { shard in
+        let (id, slot) = withShard(index) { shard in
             shard.state.withLock { state in
                 // Unique on the shard, and in scheduling order on the clock (see the type's discussion).
                 let stamp = max(stamp, state.lastStamp &+ 1)
@@ -203,16 +210,16 @@ final class ClockDriver: Sendable {
                 let bits = UInt64(truncatingIfNeeded: stamp) & (1 << 56 - 1)
                 let id = max(bits, 1) << 8 | UInt64(index << 2 | clock.index)
                 let slot = place(&state.queue, id)
-                let wake = state.queue.wakeNanoseconds() ?? .max
                 if wake < shard.earliest.load(ordering: .relaxed) {
                     shard.earliest.store(wake, ordering: .sequentiallyConsistent)
                 }
-                return (id, slot, wake)
+                return (id, slot)
             }
         }
-        // The shard's earliest wake, which this action may have moved earlier.
-        if shardWake < armedAt.load(ordering: .sequentiallyConsistent) && !waking.load(ordering: .acquiring) {
-            armIfEarlier(shardWake)
+        // A wake later than the shard's earliest is later than `armedAt` too (which is never later than any shard's
+        // earliest wake, but while a wake runs), so only an action that moved its shard's wake earlier can arm.
+        if wake < armedAt.load(ordering: .sequentiallyConsistent) && !waking.load(ordering: .acquiring) {
+            armIfEarlier(wake)
         }
         return ScheduledAction(id: id, slot: slot)
     }

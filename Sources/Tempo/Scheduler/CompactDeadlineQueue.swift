@@ -102,6 +102,26 @@ struct CompactDeadlineQueue: ~Copyable {
 
     var isEmpty: Bool { live == 0 }
 
+    /// An entry's instants in whole nanoseconds since the clock's origin, the keys it has in the heaps: its deadline
+    /// (rounded up, saturated to `Int64`) and, with a leeway, the instant by which it must run (deadline + leeway,
+    /// rounded up). Made once per arm: ``ClockDriver`` reads the wake from it before the entry is placed.
+    struct Due {
+        /// The deadline.
+        var deadline: Int64
+        /// The instant by which the entry must run: the deadline without leeway.
+        var wake: Int64
+        /// Whether the entry has a leeway (a key in the wake heap beside its deadline's).
+        var isLenient: Bool
+
+        /// The keys of an entry due at `deadline` with `leeway`.
+        @inline(__always)
+        init(deadline: TimerInstant, leeway: Duration) {
+            self.deadline = deadline.nanosecondsRoundedUp
+            isLenient = !leeway.isZero
+            wake = isLenient ? (deadline + leeway).nanosecondsRoundedUp : self.deadline
+        }
+    }
+
     /// Adds work due at `deadline`, to run by `deadline + leeway`; returns the slot that holds it.
     ///
     /// - Parameter id: A nonzero identifier, unique among this queue's entries over its life (it identifies the
@@ -109,31 +129,43 @@ struct CompactDeadlineQueue: ~Copyable {
     /// - Complexity: O(log n); no allocation once the table and heaps have grown to the peak count.
     @discardableResult
     mutating func insert(id: UInt64, deadline: TimerInstant, leeway: Duration, work: consuming Work) -> UInt32 {
+        insert(id: id, due: Due(deadline: deadline, leeway: leeway), work: work)
+    }
+
+    /// Adds work due at `due`'s instants; returns the slot that holds it (see ``insert(id:deadline:leeway:work:)``).
+    @discardableResult
+    mutating func insert(id: UInt64, due: Due, work: consuming Work) -> UInt32 {
         switch consume work {
         case .action(let action):
             let (slot, sequence) = takeSlot(id: id)
             rows[slot].id = id
             actions[UInt32(slot)] = action
-            return enqueue(slot: slot, sequence: sequence, deadline: deadline, leeway: leeway)
+            return enqueue(slot: slot, sequence: sequence, due: due)
         case .target(let target, _):
-            return insert(id: id, deadline: deadline, leeway: leeway, target: target)
+            return insert(id: id, due: due, target: target)
         }
     }
 
     /// Adds a call of `target` due at `deadline`, to run by `deadline + leeway`; returns the slot that holds it.
+    @discardableResult
+    mutating func insert(
+        id: UInt64, deadline: TimerInstant, leeway: Duration, target: consuming ScheduledTargetReference
+    ) -> UInt32 {
+        insert(id: id, due: Due(deadline: deadline, leeway: leeway), target: target)
+    }
+
+    /// Adds a call of `target` due at `due`'s instants; returns the slot that holds it.
     ///
     /// The arm path of every ``SystemScheduler`` timer: `target` is moved into its row with no reference count on the
     /// way (binding a target out of a ``Work`` copies it and then destroys the work: a retain and a release per arm).
     ///
     /// - Complexity: O(log n); no allocation once the table and heaps have grown to the peak count.
     @discardableResult
-    mutating func insert(
-        id: UInt64, deadline: TimerInstant, leeway: Duration, target: consuming ScheduledTargetReference
-    ) -> UInt32 {
+    mutating func insert(id: UInt64, due: Due, target: consuming ScheduledTargetReference) -> UInt32 {
         let (slot, sequence) = takeSlot(id: id)
         // A free row holds no target: the exchange moves `target` in with no release.
         _ = rows.exchange(at: slot, with: Row(target: consume target, id: id))
-        return enqueue(slot: slot, sequence: sequence, deadline: deadline, leeway: leeway)
+        return enqueue(slot: slot, sequence: sequence, due: due)
     }
 
     /// Takes the lowest free slot (or a new one) for the entry `id`, and the next sequence number, recorded for the
@@ -163,16 +195,14 @@ struct CompactDeadlineQueue: ~Copyable {
 
     /// Counts the entry in `slot` live and pushes its keys: the deadline's, and with a leeway the latest instant's.
     @inline(__always)
-    private mutating func enqueue(slot: Int, sequence: UInt32, deadline: TimerInstant, leeway: Duration) -> UInt32 {
+    private mutating func enqueue(slot: Int, sequence: UInt32, due: Due) -> UInt32 {
         live += 1
-        let key = Key(instant: deadline.nanosecondsRoundedUp, sequence: sequence, slot: UInt32(slot))
-        if leeway.isZero {
-            punctual.insert(key)
-        } else {
+        let key = Key(instant: due.deadline, sequence: sequence, slot: UInt32(slot))
+        if due.isLenient {
             lenient.insert(key)
-            let latest = Key(
-                instant: (deadline + leeway).nanosecondsRoundedUp, sequence: sequence, slot: UInt32(slot))
-            lenientWake.insert(latest)
+            lenientWake.insert(Key(instant: due.wake, sequence: sequence, slot: UInt32(slot)))
+        } else {
+            punctual.insert(key)
         }
         return UInt32(slot)
     }

@@ -73,6 +73,12 @@ public struct TimerInstant: InstantProtocol, Hashable, Sendable, Codable, Custom
     /// Offsets beyond `Int64` saturate at `Int64.max` / `Int64.min`.
     package var nanosecondsRoundedUp: Int64 { offset.nanoseconds(rounded: .up) }
 
+    /// The instant `nanoseconds` after the clock's origin, exactly (no `Duration` constructor call).
+    @inline(__always)
+    package init(nanoseconds: Int64) {
+        offset = Duration(attoseconds: Int128(nanoseconds) &* 1_000_000_000)
+    }
+
     /// The offset in whole nanoseconds, rounded down (so a clock reading never counts as later than it is);
     /// saturated to `Int64`.
     package var nanosecondsRoundedDown: Int64 { offset.nanoseconds(rounded: .down) }

@@ -25,8 +25,8 @@ extension TempoTimer {
     /// What ``start()`` does, without the return value.
     @usableFromInline
     func startTimer() {
-        let now = now()
-        perform(now: now) { $0.start(now: now) }
+        let (now, stamp) = nowAndStamp()
+        perform(stamp: stamp) { $0.start(now: now) }
     }
 
     /// Pauses a running timer, keeping the time left to the next tick. Does nothing in any other state.

@@ -10,12 +10,15 @@ extension TempoTimer {
     /// `now`, when the caller read the timer's clock just before, is passed on to the scheduler: on the monotonic
     /// clock it serves as the new action's ordering stamp, so that the driver need not read the clock again (see
     /// ``ClockDriver``).
-    func perform(now: TimerInstant? = nil, _ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
+    ///
+    /// - Parameter stamp: The timer's clock read in nanoseconds just before (see ``nowAndStamp()``), when the caller
+    ///   did; an arm on the monotonic clock takes it as its stamp instead of reading the clock again.
+    func perform(stamp: Int64? = nil, _ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
         // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
         // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
         // the timer's lock, then the scheduler clock's, which is a leaf (no lock is taken under it, and no work runs
         // under it). Other schedulers are armed after the lock is released (``run(_:)``).
-        let actions = machine.withLock { machine in armUnderLock(transition(&machine), &machine, now: now) }
+        let actions = machine.withLock { machine in armUnderLock(transition(&machine), &machine, stamp: stamp) }
         run(actions)
     }
 
@@ -23,7 +26,7 @@ extension TempoTimer {
     /// left to ``run(_:)`` once the lock is released.
     @inline(__always)
     private func armUnderLock(
-        _ actions: TimerStateMachine.Actions, _ machine: inout TimerStateMachine, now: TimerInstant?
+        _ actions: TimerStateMachine.Actions, _ machine: inout TimerStateMachine, stamp: Int64?
     ) -> TimerStateMachine.Actions {
         var actions = actions
         switch actions.scheduler {
@@ -31,12 +34,12 @@ extension TempoTimer {
             break
         case .arm(let arm):
             if let driver = unretainedDriver {
-                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, now: now) }
+                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, stamp: stamp) }
                 actions.scheduler = .none
             }
         case .replace(let old, let arm):
             if let driver = unretainedDriver {
-                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, now: now) }
+                driver._withUnsafeGuaranteedRef { armSystem($0, arm, &machine, stamp: stamp) }
                 actions.scheduler = .disarm(old)
             }
         }
@@ -45,9 +48,9 @@ extension TempoTimer {
 
     /// Inserts `arm` into ``SystemScheduler`` and records its handle; called under the timer's lock.
     private func armSystem(
-        _ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine, now: TimerInstant?
+        _ driver: ClockDriver, _ arm: TimerStateMachine.Arm, _ machine: inout TimerStateMachine, stamp: Int64?
     ) {
-        let monotonicNow = driver.clock == .monotonic ? now?.nanosecondsRoundedDown : nil
+        let monotonicNow = driver.clock == .monotonic ? stamp : nil
         let target: ScheduledTargetReference
         if engine.isPooled { target = .pooledTimer(self) } else { target = .timer(self) }
         let action = driver.schedule(at: arm.deadline, leeway: arm.leeway, target: target, now: monotonicNow)
@@ -154,12 +157,12 @@ extension TempoTimer {
                 if let handler = lent.take() { unwanted = machine.giveBack(handler) }
                 var actions: TimerStateMachine.Actions
                 if let (id, wakeNow) = reached {
-                    actions = armUnderLock(machine.deadlineReached(actionID: id, now: wakeNow), &machine, now: nil)
+                    actions = armUnderLock(machine.deadlineReached(actionID: id, now: wakeNow), &machine, stamp: nil)
                     // Not this thread's to drain: nothing was queued, or a drain of the timer runs elsewhere.
                     guard actions.startDrain else { return (.idle, nil, actions, unwanted) }
                     actions.startDrain = false
                 } else {
-                    actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, now: nil) : .none
+                    actions = delivered ? armUnderLock(machine.scheduledTickDelivered(), &machine, stamp: nil) : .none
                 }
                 guard let now = reading ?? (machine.hasDeliveries ? nil : .zero) else {
                     return (nil, nil, actions, unwanted)
@@ -219,9 +222,13 @@ extension TempoTimer: DeliveryLane {
     /// recorded as armed); `now` is the clock's reading of the wake that found it due (the ticks it claims are due by
     /// then), or `nil` to read the clock.
     func scheduledActionReached(id: UInt64, now wakeNow: TimerInstant? = nil) {
-        let now = wakeNow ?? self.now()
-        // The wake's reading is older than this call: not a stamp for an arm made here (see `perform(now:_:)`).
-        perform(now: wakeNow == nil ? now : nil) { $0.deadlineReached(actionID: id, now: now) }
+        if let wakeNow {
+            // The wake's reading is older than this call: not a stamp for an arm made here (see `perform(stamp:_:)`).
+            perform { $0.deadlineReached(actionID: id, now: wakeNow) }
+        } else {
+            let (now, stamp) = nowAndStamp()
+            perform(stamp: stamp) { $0.deadlineReached(actionID: id, now: now) }
+        }
     }
 
     /// ``SystemScheduler`` reached the deadline of the action `id` in a mass expiry, and a delivery-pool thread (or

@@ -147,6 +147,16 @@ public final class TempoTimer: Sendable {
         return PlatformClock.now(clock)
     }
 
+    /// The current instant of the timer's clock and, on ``SystemScheduler``, the same reading in nanoseconds (the
+    /// stamp of an arm made next: see ``perform(stamp:_:)``), from one read of the clock: turning the instant back
+    /// into nanoseconds would cost a division on every `start()`.
+    @inline(__always)
+    func nowAndStamp() -> (now: TimerInstant, stamp: Int64?) {
+        if case .other(let other) = engine { return (other.scheduler.now(other.clock), nil) }
+        let nanoseconds = PlatformClock.nanoseconds(clock)
+        return (TimerInstant(nanoseconds: nanoseconds), nanoseconds)
+    }
+
     /// Whether the timer finished or was cancelled and no delivery is queued or running (see
     /// `TimerStateMachine.hasEnded`).
     ///
