@@ -105,6 +105,12 @@ static inline int ctempo_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
 }
 
+/// Names the calling thread (the kernel keeps the first 15 bytes): what `top -H`, `ps -L` and `/proc/thread-self/comm`
+/// show.
+static inline int ctempo_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
 static inline int ctempo_errno(void) { return errno; }
 
 static inline int ctempo_clock_monotonic(void) { return CLOCK_MONOTONIC; }

@@ -93,8 +93,11 @@ final class TimerfdAlarm: SchedulerAlarm {
         let deputyFD = ctempo_timerfd_create(ctempo_clock_monotonic())
         precondition(deputyFD >= 0, "timerfd_create failed for the deputy (errno \(ctempo_errno()))")
         self.deputyFD = deputyFD
+        // The kernel keeps 15 bytes of a thread's name: "tempo.continuous" is one too many, so the continuous clock's
+        // threads are named after its Linux clock, CLOCK_BOOTTIME.
+        let name = clock == .continuous ? "tempo.boottime" : "tempo.\(clock)"
         for index in 0..<2 {
-            DriverThread.start(name: "tempo.\(clock)") { [self] in
+            DriverThread.start(name: name) { [self] in
                 _ = ctempo_set_timer_slack(1)
                 let context = DriverContext(index: index)
                 context.install()
