@@ -7,12 +7,9 @@ extension TempoTimer {
     /// Runs `transition` on the state machine under the timer's lock, then the actions it returned once the lock is
     /// released.
     ///
-    /// `now`, when the caller read the timer's clock just before, is passed on to the scheduler: on the monotonic
-    /// clock it serves as the new action's ordering stamp, so that the driver need not read the clock again (see
-    /// ``ClockDriver``).
-    ///
     /// - Parameter stamp: The timer's clock read in nanoseconds just before (see ``nowAndStamp()``), when the caller
-    ///   did; an arm on the monotonic clock takes it as its stamp instead of reading the clock again.
+    ///   did: on the monotonic clock it serves as the new action's ordering stamp, so that the driver need not read
+    ///   the clock again (see ``ClockDriver``).
     func perform(stamp: Int64? = nil, _ transition: (inout TimerStateMachine) -> TimerStateMachine.Actions) {
         // On ``SystemScheduler`` an arm is inserted under the timer's lock, so that its handle is recorded in the same
         // critical section (no second lock round trip, and no window in which the handle is unknown). Lock order:
