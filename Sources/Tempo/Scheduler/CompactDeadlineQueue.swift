@@ -146,14 +146,6 @@ struct CompactDeadlineQueue: ~Copyable {
         }
     }
 
-    /// Adds a call of `target` due at `deadline`, to run by `deadline + leeway`; returns the slot that holds it.
-    @discardableResult
-    mutating func insert(
-        id: UInt64, deadline: TimerInstant, leeway: Duration, target: consuming ScheduledTargetReference
-    ) -> UInt32 {
-        insert(id: id, due: Due(deadline: deadline, leeway: leeway), target: target)
-    }
-
     /// Adds a call of `target` due at `due`'s instants; returns the slot that holds it.
     ///
     /// The arm path of every ``SystemScheduler`` timer: `target` is moved into its row with no reference count on the

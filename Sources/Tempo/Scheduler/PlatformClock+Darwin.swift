@@ -10,18 +10,18 @@ import Dispatch
 /// clock is `CLOCK_UPTIME_RAW`, so monotonic instants are `DispatchTime` uptime nanoseconds as they are.
 package enum PlatformClock {
     package static func now(_ clock: TimerClock) -> TimerInstant {
+        TimerInstant(nanoseconds: nanoseconds(clock))
+    }
+
+    /// The clock's reading in nanoseconds, as ``now(_:)`` reads it.
+    package static func nanoseconds(_ clock: TimerClock) -> Int64 {
         let id: clockid_t =
             switch clock {
             case .monotonic: CLOCK_UPTIME_RAW
             case .continuous: CLOCK_MONOTONIC_RAW
             case .wall: CLOCK_REALTIME
             }
-        return TimerInstant(offset: .nanoseconds(Int64(clock_gettime_nsec_np(id))))
-    }
-
-    /// The clock's reading in nanoseconds, as ``now(_:)`` reads it.
-    package static func nanoseconds(_ clock: TimerClock) -> Int64 {
-        Int64(now(clock).offset.attoseconds / 1_000_000_000)
+        return Int64(clock_gettime_nsec_np(id))
     }
 }
 #endif

@@ -142,10 +142,7 @@ public final class TempoTimer: Sendable {
     var unretainedDriver: Unmanaged<ClockDriver>? { engine.driver }
 
     /// The current instant of the timer's clock.
-    func now() -> TimerInstant {
-        if case .other(let other) = engine { return other.scheduler.now(other.clock) }
-        return PlatformClock.now(clock)
-    }
+    func now() -> TimerInstant { nowAndStamp().now }
 
     /// The current instant of the timer's clock and, on ``SystemScheduler``, the same reading in nanoseconds (the
     /// stamp of an arm made next: see ``perform(stamp:_:)``), from one read of the clock: turning the instant back

@@ -172,7 +172,7 @@ private func popDue(_ queue: inout CompactDeadlineQueue, now: Int) -> [UInt64] {
                 slots[id] = queue.insert(id: id, deadline: instant(deadline), leeway: leeway, work: .action({}))
             } else {
                 slots[id] = queue.insert(
-                    id: id, deadline: instant(deadline), leeway: leeway, target: .pooledTimer(timer))
+                    id: id, due: .init(deadline: instant(deadline), leeway: leeway), target: .pooledTimer(timer))
                 if !lenient && deadline < 1_000 { pooled.insert(id) }
             }
             if deadline < 1_000 { due.append((deadline, id)) }
