@@ -35,18 +35,23 @@ extension PostgresTests {
                 try await createResultsTable(on: client)
                 let log = RecordingLog()
                 let schedulers = try ["a", "b"].map { try outageReplica($0, client: client, logger: log.logger) }
-                let (stopped, back) = try await step("two replicas across a 6 s outage", within: .seconds(240)) {
+                let (stopped, back) = try await step("two replicas across a 6 s outage", within: .seconds(420)) {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         for scheduler in schedulers { group.addTask { try await scheduler.run() } }
-                        try await Task.sleep(for: .seconds(3))
+                        // The outage starts once the replicas run dates, however long a loaded machine (or a
+                        // sanitizer) takes to start them: a fixed wait here once stopped the server before the
+                        // first claim, and the test then saw no outage at all.
+                        try await waitUntil(
+                            "waiting for the replicas' first dates", count: "SELECT count(*) FROM results",
+                            reaches: 3, on: client)
                         let stopped = Date()
                         try await server.stopImmediately()
                         try await Task.sleep(for: .seconds(6))
                         try await server.startAgain()
                         let back = Date()
-                        // Long enough for the outage's dates to be claimed and run on a loaded machine: the wait
-                        // below for the results is what the test judges; this only lets the replicas work.
-                        try await Task.sleep(for: .seconds(8))
+                        // The replicas work until every date up to the database's return has run (bounded: a
+                        // date that never runs fails the step, then the check below names it).
+                        try await waitForEveryDate(through: back.timeIntervalSince1970, on: client)
                         for scheduler in schedulers { scheduler.triggerGracefulShutdown() }
                         try await group.waitForAll()
                         return (stopped, back)
@@ -76,6 +81,35 @@ extension PostgresTests {
                 #expect(log.count("left to the catch-up policy") > 0, "no claim failed during the outage")
                 // Never a second run of a date: the results' primary key would have refused it.
                 #expect(log.count("23505") == 0)
+            }
+        }
+
+        /// The planned dates in the results table (seconds since 1970, on the half-second grid), or none while the
+        /// client cannot reach the database.
+        private func resultDates(on client: PostgresClient) async -> [Double] {
+            do {
+                var dates: [Double] = []
+                let rows = try await client.query(
+                    "SELECT extract(epoch FROM planned_at)::float8 FROM results ORDER BY planned_at")
+                for try await value in rows.decode(Double.self) { dates.append((value * 2).rounded() / 2) }
+                return dates
+            } catch {
+                return []
+            }
+        }
+
+        /// Waits (bounded) until every date of the grid from the first result through `last` has run.
+        private func waitForEveryDate(through last: Double, on client: PostgresClient) async throws {
+            try await step("waiting for every date through the database's return", within: .seconds(180)) {
+                while true {
+                    let dates = await resultDates(on: client)
+                    if let first = dates.first {
+                        let ran = Set(dates)
+                        let expected = stride(from: first, through: last, by: Self.interval)
+                        if expected.allSatisfy({ ran.contains(($0 * 2).rounded() / 2) }) { return }
+                    }
+                    try await Task.sleep(for: .milliseconds(200))
+                }
             }
         }
 

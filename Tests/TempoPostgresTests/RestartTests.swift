@@ -36,15 +36,22 @@ extension PostgresTests {
                     try makeReplica(
                         "replica-\(index)", skew: skew, client: client, logger: log.logger, retry: retry)
                 }
-                let restarted = try await step("two replicas running across a restart", within: .seconds(240)) {
+                let restarted = try await step("two replicas running across a restart", within: .seconds(420)) {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         for scheduler in schedulers { group.addTask { try await scheduler.run() } }
-                        try await Task.sleep(for: .seconds(2))
+                        // Waits on the replicas' work, not on fixed times a loaded machine can outlast: the
+                        // restart comes after dates ran, the shutdown after a date later than the restart ran.
+                        try await waitUntil(
+                            "waiting for the replicas' first dates", count: "SELECT count(*) FROM results",
+                            reaches: 3, on: client)
                         try await server.stop()
                         try await Task.sleep(for: .seconds(2))
                         try await server.startAgain()
                         let restarted = Date()
-                        try await Task.sleep(for: .seconds(4))
+                        try await waitUntil(
+                            "waiting for a date after the restart",
+                            count: "SELECT count(*) FROM results WHERE planned_at > \(restarted + 1)", reaches: 1,
+                            on: client)
                         for scheduler in schedulers { scheduler.triggerGracefulShutdown() }
                         try await group.waitForAll()
                         return restarted

@@ -124,4 +124,25 @@ func integers(_ query: PostgresQuery, on client: PostgresClient) async throws ->
         return values
     }
 }
+
+/// Waits (bounded, as the named step) until `query`, a count, reads at least `count`. A query that fails (the
+/// database restarting, the pool reconnecting) counts as not yet: tests wait on what the replicas did, not on a
+/// fixed time that a loaded machine or a sanitizer can outlast.
+func waitUntil(
+    _ name: String, count query: PostgresQuery, reaches count: Int64, on client: PostgresClient,
+    within limit: Duration = .seconds(180)
+) async throws {
+    try await step(name, within: limit) {
+        while true {
+            var value: Int64 = 0
+            do {
+                for try await read in try await client.query(query).decode(Int64.self) { value = read }
+            } catch {
+                value = 0
+            }
+            if value >= count { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}
 #endif
