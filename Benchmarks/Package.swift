@@ -40,6 +40,13 @@ let package = Package(
             dependencies: [.product(name: "Tempo", package: "Tempo")],
             path: "Benchmarks/ArmProbe"
         ),
+        // Instructions per tick of a repeating TempoTimer against a clock_nanosleep loop, under callgrind
+        // (`Scripts/tick-instructions.sh`; issue #44's CPU-per-tick row, a second way).
+        .executableTarget(
+            name: "TickProbe",
+            dependencies: [.product(name: "Tempo", package: "Tempo")],
+            path: "Benchmarks/TickProbe"
+        ),
         // Mass expiry of TempoTimers against Dispatch sources, and a check that each timer's handlers stay serial
         // (`swift build -c release --product ExpiryProbe`; issue #44).
         .executableTarget(

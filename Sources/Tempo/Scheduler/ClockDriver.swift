@@ -316,7 +316,7 @@ final class ClockDriver: Sendable {
                 context.runDue(now: now)
             }
             context.acceptsMailbox = false
-            context.due.removeAll(keepingCapacity: true)
+            context.due.clearKeepingCapacity()
             // The wake's default-delivery mailboxes: one drained here, several in one batch with the pool (see
             // DriverContext). Before re-arming, so that no system call comes between the deadline and the handlers.
             // Meanwhile the deputy's timer is still set for this wake's deadline + the hand-over delay: handlers

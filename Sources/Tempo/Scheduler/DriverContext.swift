@@ -24,7 +24,10 @@ import Darwin
 /// (``runDue(now:)``). When the queue takes the mass expiry in bulk, it hands each such timer over as it releases it
 /// (``handOff(_:)``), so that pool workers start on the first batches while the driver thread still takes the rest.
 ///
-/// Each driver thread owns one context, found through a thread-specific key; only that thread touches it.
+/// Each driver thread owns one context, found through a thread-specific key; only that thread touches it. That is also
+/// why its mutable properties skip the runtime's exclusivity check (`@exclusivity(unchecked)`): no two accesses can
+/// overlap, and the checks cost a call each, about 900 instructions of a tick's 5,200 on a driver thread
+/// (`Benchmarks/Scripts/tick-instructions.sh`).
 final class DriverContext: @unchecked Sendable {
     // @unchecked: a context is created by its driver thread and touched only by that thread.
 
@@ -32,26 +35,26 @@ final class DriverContext: @unchecked Sendable {
     let index: Int
     /// The due work of one wake, reused from wake to wake so that a wake allocates no array: as taken, one run per
     /// shard that had due work; after ``mergeDueRuns()``, in the order it runs.
-    var due: [(UInt64, CompactDeadlineQueue.Work)] = []
+    @exclusivity(unchecked) var due: [(UInt64, CompactDeadlineQueue.Work)] = []
     /// The deadline (nanoseconds since the clock's origin) of each element of ``due``, as taken.
-    var dueDeadlines: [Int64] = []
+    @exclusivity(unchecked) var dueDeadlines: [Int64] = []
     /// Where each shard's run of ``due`` starts, as taken (only shards that had due work).
-    var runStarts: [Int] = []
+    @exclusivity(unchecked) var runStarts: [Int] = []
     /// Where ``mergeDueRuns()`` builds the merged order; swapped with ``due``, so both keep their capacity.
-    private var merged: [(UInt64, CompactDeadlineQueue.Work)] = []
+    @exclusivity(unchecked) private var merged: [(UInt64, CompactDeadlineQueue.Work)] = []
     /// The next element of each run while the runs are merged.
-    private var cursors: [Int] = []
+    @exclusivity(unchecked) private var cursors: [Int] = []
     /// Whether the thread is running due work and can take a mailbox to drain after it.
-    var acceptsMailbox = false
+    @exclusivity(unchecked) var acceptsMailbox = false
     /// The mailbox taken in this wake, while it is the only one (the second moves it into ``gathering``).
-    var mailbox: (any DeliveryLane)?
+    @exclusivity(unchecked) var mailbox: (any DeliveryLane)?
     /// The batch this wake's members go in once there are two or more: mailboxes, and in a mass expiry the due
     /// default-delivery timers; handed to the pool every ``flushCount`` members, and the last one run with the pool
     /// after the due work.
-    private var gathering: LaneBatch?
+    @exclusivity(unchecked) private var gathering: LaneBatch?
     /// The batch of the last wake that had several members and ran it to the end, filled again when no pool worker
     /// still runs it.
-    private var batch: LaneBatch?
+    @exclusivity(unchecked) private var batch: LaneBatch?
 
     init(index: Int) {
         self.index = index
@@ -86,7 +89,7 @@ final class DriverContext: @unchecked Sendable {
                 index += 1
             }
         }
-        list.removeAll(keepingCapacity: true)
+        list.clearKeepingCapacity()
         swap(&list, &due)
     }
 
@@ -101,8 +104,8 @@ final class DriverContext: @unchecked Sendable {
     /// the most actions due in one wake.
     func mergeDueRuns() {
         defer {
-            dueDeadlines.removeAll(keepingCapacity: true)
-            runStarts.removeAll(keepingCapacity: true)
+            dueDeadlines.clearKeepingCapacity()
+            runStarts.clearKeepingCapacity()
         }
         guard runStarts.count > 1 else { return }
         cursors.removeAll(keepingCapacity: true)
@@ -214,11 +217,11 @@ final class DriverContext: @unchecked Sendable {
 
     /// The clock's reading of the wake running now (set by the wake before it takes due work), for the batches it
     /// gathers.
-    var wakeNow = TimerInstant(offset: .zero)
+    @exclusivity(unchecked) var wakeNow = TimerInstant(offset: .zero)
 
     /// Whether a batch handed to the pool under a shard's lock left the pool's check for stuck workers to be armed
     /// (see ``handOff(_:)``); the wake arms it once it let go of the lock.
-    var stuckCheckPending = false
+    @exclusivity(unchecked) var stuckCheckPending = false
 
     /// Takes a mass expiry's due default-delivery timer from its shard's queue as the queue releases it (under the
     /// shard's lock, ``CompactDeadlineQueue/popDue(now:into:deadlines:handOff:)``) into this wake's batch, which goes to
@@ -279,5 +282,17 @@ extension CompactDeadlineQueue.Work {
     var pooledTimerAddress: UnsafeRawPointer? {
         guard case .target(.pooledTimer(let timer), _) = self else { return nil }
         return UnsafeRawPointer(Unmanaged.passUnretained(timer).toOpaque())
+    }
+}
+
+extension Array {
+    /// Empties the array and keeps its capacity, as `removeAll(keepingCapacity: true)` does, without that call's
+    /// general path (a `replaceSubrange` whose element destruction goes through the type's value witnesses) when the
+    /// array is empty or holds a few elements: a wake's usual case, one due action. Not thread-safe (a mutation).
+    @inline(__always)
+    mutating func clearKeepingCapacity() {
+        guard !isEmpty else { return }
+        guard count <= 4 else { return removeAll(keepingCapacity: true) }
+        repeat { _ = popLast() } while !isEmpty
     }
 }
