@@ -26,7 +26,7 @@ import Darwin
 ///
 /// Each driver thread owns one context, found through a thread-specific key; only that thread touches it. That is also
 /// why its mutable properties skip the runtime's exclusivity check (`@exclusivity(unchecked)`): no two accesses can
-/// overlap, and the checks cost a call each, about 900 instructions of a tick's 5,200 on a driver thread
+/// overlap, and the checks cost a call each, about 820 instructions of a tick's 5,200 on a driver thread
 /// (`Benchmarks/Scripts/tick-instructions.sh`).
 final class DriverContext: @unchecked Sendable {
     // @unchecked: a context is created by its driver thread and touched only by that thread.
