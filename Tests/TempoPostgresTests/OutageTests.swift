@@ -27,6 +27,14 @@ extension PostgresTests {
 
         private static let interval = 0.5
 
+        /// A reading in seconds since 1970, rounded to the job's half-second grid.
+        private static func onGrid(_ seconds: Double) -> Double { (seconds * 2).rounded() / 2 }
+
+        /// The grid's dates from `first` through `last`.
+        private static func grid(from first: Double, through last: Double) -> [Double] {
+            stride(from: first, through: last, by: interval).map(onGrid)
+        }
+
         private func runAcrossAnOutage(of server: PostgresServer) async throws {
             try await withClient(server.configuration(database: "postgres")) { client in
                 try await step("migrating") {
@@ -66,10 +74,8 @@ extension PostgresTests {
                 }
                 let first = try #require(dates.first)
                 // Every date of the grid from the first run to the database's return ran, the outage's included.
-                let expected = stride(from: first, through: back.timeIntervalSince1970, by: Self.interval).map {
-                    ($0 * 2).rounded() / 2
-                }
-                let ran = Set(dates.map { ($0 * 2).rounded() / 2 })
+                let expected = Self.grid(from: first, through: back.timeIntervalSince1970)
+                let ran = Set(dates.map(Self.onGrid))
                 let lost = expected.filter { !ran.contains($0) }
                 #expect(
                     lost.isEmpty,
@@ -91,7 +97,7 @@ extension PostgresTests {
                 var dates: [Double] = []
                 let rows = try await client.query(
                     "SELECT extract(epoch FROM planned_at)::float8 FROM results ORDER BY planned_at")
-                for try await value in rows.decode(Double.self) { dates.append((value * 2).rounded() / 2) }
+                for try await value in rows.decode(Double.self) { dates.append(Self.onGrid(value)) }
                 return dates
             } catch {
                 return []
@@ -104,10 +110,8 @@ extension PostgresTests {
             let deadline = ContinuousClock.now + .seconds(180)
             while ContinuousClock.now < deadline {
                 let dates = await resultDates(on: client)
-                if let first = dates.first {
-                    let ran = Set(dates)
-                    let expected = stride(from: first, through: last, by: Self.interval)
-                    if expected.allSatisfy({ ran.contains(($0 * 2).rounded() / 2) }) { return }
+                if let first = dates.first, Self.grid(from: first, through: last).allSatisfy(Set(dates).contains) {
+                    return
                 }
                 try await Task.sleep(for: .milliseconds(200))
             }
