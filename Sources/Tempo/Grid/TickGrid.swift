@@ -26,7 +26,9 @@ package struct TickGrid: Hashable, Sendable {
     package let interval: Duration
     /// The number of slots: the finite count, or `Int.max` for a grid that never ends on its own.
     package let slotCount: Int
-    /// The slot due at ``anchor`` (slot 0 until ``moveNextSlot(to:)``).
+    /// The slot due at ``anchor``: slot 0 at first, then the next unclaimed slot after each claim (the slots stay where
+    /// they are), or the slot ``moveNextSlot(to:)`` moved (the later slots move with it). Not part of what a grid is:
+    /// two grids with the same slots compare equal only with the same anchor.
     private var anchorSlot = 0
     /// The due instant of ``anchorSlot``.
     private var anchor: TimerInstant
@@ -75,8 +77,10 @@ package struct TickGrid: Hashable, Sendable {
     ///
     /// - Complexity: O(1).
     package func due(_ slot: Int) -> TimerInstant? {
-        // The anchor's own slot (the next one after a start or resume) needs no arithmetic.
+        // The anchor's own slot (the next one: ``claim(at:oneSlot:)`` moves the anchor to it) needs no arithmetic, and
+        // the one after it an addition, not a 128-bit multiplication.
         if slot == anchorSlot { return anchor }
+        if slot > anchorSlot && slot - anchorSlot == 1 { return anchor.checkedAdvanced(by: interval) }
         let steps = Int128(slot) - Int128(anchorSlot)
         let (product, productOverflow) = interval.attoseconds.multipliedReportingOverflow(by: steps)
         guard !productOverflow else { return nil }
@@ -140,6 +144,23 @@ package struct TickGrid: Hashable, Sendable {
     /// - Returns: What to do; see ``Claim``.
     /// - Complexity: O(1).
     package mutating func claim(at now: TimerInstant, oneSlot: Bool = false) -> Claim {
+        let claim = claimSlots(at: now, oneSlot: oneSlot)
+        anchorAtNextSlot()
+        return claim
+    }
+
+    /// Moves the anchor to the next unclaimed slot, where the grid's queries start (see ``due(_:)`` and
+    /// ``slot(at:)``): in the steady state of a repeating timer they then find their slot with no 128-bit
+    /// multiplication or division. The grid's slots do not move: every due instant is exact in attoseconds, so
+    /// `anchor + (k - anchorSlot) · interval` is the same instant from either anchor. Left where it is when the next
+    /// slot's instant cannot be represented (the grid is finished).
+    private mutating func anchorAtNextSlot() {
+        guard nextSlot > anchorSlot, nextSlot < slotCount, let next = due(nextSlot) else { return }
+        anchorSlot = nextSlot
+        anchor = next
+    }
+
+    private mutating func claimSlots(at now: TimerInstant, oneSlot: Bool) -> Claim {
         guard !isFinished else { return .finished }
         let first = nextSlot
         let current = slot(at: now)

@@ -243,7 +243,7 @@ final class ClockDriver: Sendable {
             if state.alarm == nil { state.alarm = makeAlarm() }
             guard !waking.load(ordering: .acquiring), wake < armedAt.load(ordering: .acquiring) else { return }
             armedAt.store(wake, ordering: .releasing)
-            state.alarm?.arm(at: TimerInstant(offset: .nanoseconds(wake)))
+            state.alarm?.arm(atNanoseconds: wake)
         }
     }
 
@@ -262,7 +262,7 @@ final class ClockDriver: Sendable {
         }
         // Every other store to `armedAt` is made under the alarm lock, which this thread holds.
         armedAt.store(wake, ordering: .releasing)
-        state.alarm?.arm(at: wake == .max ? nil : TimerInstant(offset: .nanoseconds(wake)))
+        state.alarm?.arm(atNanoseconds: wake == .max ? nil : wake)
     }
 
     /// Called on a driver thread when the kernel timer fires (or the wall clock was set).

@@ -43,12 +43,12 @@ final class DispatchAlarm: SchedulerAlarm, @unchecked Sendable {
         body()
     }
 
-    func arm(at instant: TimerInstant?) {
-        guard let instant else {
+    func arm(atNanoseconds wake: Int64?) {
+        guard let wake else {
             source.schedule(deadline: .distantFuture)
             return
         }
-        let nanoseconds = max(instant.nanosecondsRoundedUp, 1)
+        let nanoseconds = max(wake, 1)
         switch clock {
         case .monotonic:
             source.schedule(deadline: DispatchTime(uptimeNanoseconds: UInt64(nanoseconds)), leeway: .nanoseconds(0))

@@ -5,8 +5,9 @@
 /// ``SystemScheduler/Backend/dispatch``). An alarm calls its `onWake` closure when the timer fires; the driver
 /// re-arms it under the driver's lock.
 protocol SchedulerAlarm: AnyObject, Sendable {
-    /// Arms the timer at `instant` on the alarm's clock, or disarms it for `nil`. Called under the driver's lock.
-    func arm(at instant: TimerInstant?)
+    /// Arms the timer at `nanoseconds` on the alarm's clock (a ``TimerInstant``'s offset in whole nanoseconds, as the
+    /// driver keeps its wakes), or disarms it for `nil`. Called under the driver's lock.
+    func arm(atNanoseconds nanoseconds: Int64?)
 
     /// Runs `body`, the due work of a wake, on the thread that woke with `context`; an alarm with a second thread
     /// lets it take over waiting if `body` runs long.

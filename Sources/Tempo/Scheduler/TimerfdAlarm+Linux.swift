@@ -11,7 +11,7 @@ import Synchronization
 /// setting the system clock wakes the thread to re-check its deadlines.
 ///
 /// Two threads share the clock: the *waiter* reads the timerfd and runs what is due; the *deputy* sleeps on a
-/// second timerfd that ``arm(at:)`` sets ``handoverDelay`` after the main one. The waiter runs the handlers of a
+/// second timerfd that ``arm(atNanoseconds:)`` sets ``handoverDelay`` after the main one. The waiter runs the handlers of a
 /// wake before it re-arms (see `ClockDriver.wake`), so while they run, the deputy's timer stands at this wake's
 /// deadline + ``handoverDelay``. If the waiter is still busy in ``guarded(_:)`` when it expires, the deputy becomes
 /// the waiter and the old waiter becomes the deputy when it returns. A slow or blocked handler thus delays the
@@ -21,19 +21,19 @@ import Synchronization
 /// **Periodic re-arming.** On the monotonic and continuous clocks the main timerfd is armed with an interval: the
 /// distance from the wake that just passed to the new one. The kernel re-arms a periodic timerfd itself when a read
 /// consumes an expiry, at the first multiple of the interval after the read; so when the next wake asked for is that
-/// instant (a repeating timer in its steady state), ``arm(at:)`` makes no system call for the main timerfd, and a
+/// instant (a repeating timer in its steady state), ``arm(atNanoseconds:)`` makes no system call for the main timerfd, and a
 /// tick costs one `timerfd_settime` (the deputy's) instead of two. See ``Reload`` for when the call is skipped; a
 /// wrong guess costs at most one wake for nothing, which the driver already tolerates (a cancel leaves the kernel
 /// timer as it is). The wall clock is always armed once (`TFD_TIMER_CANCEL_ON_SET` needs a fresh arm after the clock
 /// was set).
 final class TimerfdAlarm: SchedulerAlarm {
-    /// The main timerfd's setting, as far as ``arm(at:)`` needs it to know when the kernel fires next by itself.
+    /// The main timerfd's setting, as far as ``arm(atNanoseconds:)`` needs it to know when the kernel fires next by itself.
     struct Reload {
         /// The first expiry of the last `timerfd_settime`, in nanoseconds on the clock (0: not armed).
         var base: Int64 = 0
         /// Its interval in nanoseconds (0: once).
         var period: Int64 = 0
-        /// The last wake ``arm(at:)`` was asked for, armed or skipped (0: none).
+        /// The last wake ``arm(atNanoseconds:)`` was asked for, armed or skipped (0: none).
         var last: Int64 = 0
 
         /// Whether the kernel fires at `wake` with no new setting: `wake` is an expiry of the current setting
@@ -52,16 +52,16 @@ final class TimerfdAlarm: SchedulerAlarm {
         }
     }
 
-    /// Touched only by ``arm(at:)``, which the driver calls under its alarm lock.
+    /// Touched only by ``arm(atNanoseconds:)``, which the driver calls under its alarm lock.
     nonisolated(unsafe) private var reload = Reload()
 
-    /// How long guarded code may run before the deputy takes over waiting for deadlines.
-    static let handoverDelay = Duration.microseconds(500)
+    /// How long guarded code may run before the deputy takes over waiting for deadlines, in nanoseconds (0.5 ms).
+    static let handoverDelay: Int64 = 500_000
 
     /// Whether the deputy is waiting on its timerfd, ready to take over: only then may the waiter run handlers of
     /// the default delivery itself (see ``canRunDeliveriesOnWaiter``).
     private let deputyReady = Atomic<Bool>(false)
-    /// Whether the main timerfd is armed for a deadline (set by ``arm(at:)``).
+    /// Whether the main timerfd is armed for a deadline (set by ``arm(atNanoseconds:)``).
     private let mainArmed = Atomic<Bool>(false)
 
     private let fd: Int32
@@ -133,7 +133,7 @@ final class TimerfdAlarm: SchedulerAlarm {
                 } else if mainArmed.load(ordering: .acquiring) && ctempo_timerfd_remaining(deputyFD) == 0 {
                     // Nothing was guarded yet: the waiter is late to wake (a loaded machine) or between wake and
                     // guard. Its deputy timer is spent and nobody re-armed it, so watch again one delay from now.
-                    armDeputy(at: PlatformClock.now(.monotonic) + Self.handoverDelay)
+                    armDeputy(atNanoseconds: Self.afterHandover(PlatformClock.nanoseconds(.monotonic)))
                 }
             }
         }
@@ -145,7 +145,7 @@ final class TimerfdAlarm: SchedulerAlarm {
     var canRunDeliveriesOnWaiter: Bool { deputyReady.load(ordering: .acquiring) }
 
     /// Runs `body` on the waiter thread; if it is still running ``handoverDelay`` after the deadline the deputy is
-    /// armed for (the next deadline, see ``arm(at:)``), the deputy takes over waiting for the timerfd while `body`
+    /// armed for (the next deadline, see ``arm(atNanoseconds:)``), the deputy takes over waiting for the timerfd while `body`
     /// goes on. Costs two atomic operations and no system call.
     func guarded(_ context: DriverContext, _ body: () -> Void) {
         guardOwner.store(context.index + 1, ordering: .releasing)
@@ -153,10 +153,10 @@ final class TimerfdAlarm: SchedulerAlarm {
         _ = guardOwner.compareExchange(expected: context.index + 1, desired: 0, ordering: .acquiringAndReleasing)
     }
 
-    /// Arms the alarm at `instant`, or disarms it for `nil`; the deputy's timer follows at `instant` +
-    /// ``handoverDelay`` (on the monotonic clock), so that it wakes only if the waiter is still busy then.
-    func arm(at instant: TimerInstant?) {
-        guard let instant else {
+    /// Arms the alarm at `wake` (nanoseconds on the clock), or disarms it for `nil`; the deputy's timer follows at
+    /// `wake` + ``handoverDelay`` (on the monotonic clock), so that it wakes only if the waiter is still busy then.
+    func arm(atNanoseconds wake: Int64?) {
+        guard let wake else {
             mainArmed.store(false, ordering: .releasing)
             reload = Reload()
             _ = ctempo_timerfd_arm(fd, 0, 0, clock == .wall ? 1 : 0)
@@ -165,9 +165,12 @@ final class TimerfdAlarm: SchedulerAlarm {
         }
         mainArmed.store(true, ordering: .releasing)
         // 0/0 means "disarm" to the kernel: a deadline at or before the origin becomes 1 ns.
-        let nanoseconds = max(instant.nanosecondsRoundedUp, 1)
+        let nanoseconds = max(wake, 1)
+        let deputy: Int64
         if clock == .wall {
             _ = ctempo_timerfd_arm(fd, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, 1)
+            deputy = Self.saturatingSum(
+                PlatformClock.nanoseconds(.monotonic), max(0, nanoseconds &- PlatformClock.nanoseconds(clock)))
         } else {
             let now = PlatformClock.nanoseconds(clock)
             if !reload.firesByItself(at: nanoseconds, now: now) {
@@ -177,17 +180,27 @@ final class TimerfdAlarm: SchedulerAlarm {
                 reload.period = period
             }
             reload.last = nanoseconds
+            deputy =
+                clock == .monotonic
+                ? nanoseconds : Self.saturatingSum(PlatformClock.nanoseconds(.monotonic), max(0, nanoseconds &- now))
         }
-        let deputy =
-            clock == .monotonic
-            ? instant + Self.handoverDelay
-            : PlatformClock.now(.monotonic) + max(.zero, instant - PlatformClock.now(clock)) + Self.handoverDelay
-        armDeputy(at: deputy)
+        armDeputy(atNanoseconds: Self.afterHandover(deputy))
     }
 
-    /// Arms the deputy's timerfd at `instant` on the monotonic clock.
-    private func armDeputy(at instant: TimerInstant) {
-        let nanoseconds = max(instant.nanosecondsRoundedUp, 1)
+    /// `nanoseconds` + ``handoverDelay``, saturated at `Int64.max` (a wake that far never comes).
+    private static func afterHandover(_ nanoseconds: Int64) -> Int64 {
+        saturatingSum(nanoseconds, handoverDelay)
+    }
+
+    /// `a + b`, saturated at `Int64.max` (both are non-negative here).
+    private static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    /// Arms the deputy's timerfd at `nanoseconds` on the monotonic clock.
+    private func armDeputy(atNanoseconds nanoseconds: Int64) {
+        let nanoseconds = max(nanoseconds, 1)
         _ = ctempo_timerfd_arm(deputyFD, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, 0)
     }
 }

@@ -101,6 +101,34 @@ import Testing
         #expect(grid.slot(at: start + .milliseconds(6499)) == 2)
     }
 
+    /// A claim moves the grid's anchor to the next slot (so that a repeating timer's steady state needs no 128-bit
+    /// multiplication or division, issue #44), and no slot moves with it: after every claim, under every policy and
+    /// lateness, each slot's instant and each instant's slot are those of a grid that was never claimed (whose anchor
+    /// is still slot 0), for slots before, at and after the next one, on an interval that is not a whole number of
+    /// nanoseconds.
+    @Test func claimingMovesNoSlot() {
+        let interval = Duration(attoseconds: 333_333_333_333_333_337)
+        let reference = TickGrid(first: start, interval: interval, count: nil, policy: .burst)
+        for policy in LateTickPolicy.allCases {
+            var grid = TickGrid(first: start, interval: interval, count: nil, policy: policy)
+            var now = start
+            for round in 0..<60 {
+                // Late by 0 to 4 intervals and a part of one, and sometimes early (before the next slot).
+                now = now + interval * (round % 5) + Duration(attoseconds: Int128(round % 7) * 41_000_000_000_000_017)
+                _ = grid.claim(at: now, oneSlot: round % 3 == 0)
+                for slot in (grid.nextSlot - 3)...(grid.nextSlot + 3) {
+                    #expect(grid.due(slot) == reference.due(slot), "\(policy) round \(round) slot \(slot)")
+                }
+                for offset in [-2, -1, 0, 1, 2] {
+                    let instant = now + interval * offset + .nanoseconds(offset)
+                    #expect(grid.slot(at: instant) == reference.slot(at: instant), "\(policy) round \(round)")
+                }
+                #expect(grid.nextDue == reference.due(grid.nextSlot))
+            }
+            #expect(grid.nextSlot > 60, "\(policy): the rounds claimed only \(grid.nextSlot) slots")
+        }
+    }
+
     @Test func firstSlotAfterAnInstantExtendsBeforeSlotZero() {
         let boundaries = TickGrid(first: start, interval: second, count: nil, policy: .coalesce)
         #expect(boundaries.firstSlot(after: start - .milliseconds(2500))?.due == start - .seconds(2))
