@@ -34,11 +34,13 @@ extension PostgresJobStore: JobControlStore {
                 overview = try Self.overview(row.makeRandomAccess())
             }
             guard let overview else { return nil }
+            // Newest end first, as `JobDetail.history` says: replicas record their runs in the order their writes
+            // arrive, which is not always the order the runs ended in.
             var history: [JobRunRecord] = []
             for try await row in try await client.query(
                 """
                 SELECT job, planned_at, trigger, replica, started_at, ended_at, attempts::bigint, outcome, error, \
-                token FROM tempo_runs WHERE job = \(job) ORDER BY id DESC LIMIT \(Int64(limit))
+                token FROM tempo_runs WHERE job = \(job) ORDER BY ended_at DESC, id DESC LIMIT \(Int64(limit))
                 """, logger: logger)
             {
                 history.append(try Self.run(row.makeRandomAccess(), prefix: ""))
