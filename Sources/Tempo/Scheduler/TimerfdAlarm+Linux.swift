@@ -10,24 +10,25 @@ import Synchronization
 /// armed from another thread needs no extra wakeup. A `wall` timerfd is armed with `TFD_TIMER_CANCEL_ON_SET`, so
 /// setting the system clock wakes the thread to re-check its deadlines.
 ///
-/// Two threads share the clock: the *waiter* reads the timerfd and runs what is due; the *deputy* sleeps on a
-/// second timerfd that ``arm(atNanoseconds:)`` sets ``handoverDelay`` after the main one. The waiter runs the handlers of a
+/// Two threads share the clock: the *waiter* reads the timerfd and runs what is due; the *deputy* sleeps on a second
+/// timerfd that ``arm(atNanoseconds:)`` sets ``handoverDelay`` after the main one. The waiter runs the handlers of a
 /// wake before it re-arms (see `ClockDriver.wake`), so while they run, the deputy's timer stands at this wake's
-/// deadline + ``handoverDelay``. If the waiter is still busy in ``guarded(_:)`` when it expires, the deputy becomes
-/// the waiter and the old waiter becomes the deputy when it returns. A slow or blocked handler thus delays the
-/// clock's other timers by about ``handoverDelay`` at most. Without a slow handler the deputy never wakes: one
-/// wakeup per due deadline, and one more `timerfd_settime` per arm, made after the handlers ran.
+/// deadline + ``handoverDelay``. If the waiter is still busy in ``guarded(_:)`` when it expires, the deputy becomes the
+/// waiter and the old waiter becomes the deputy when it returns. A slow or blocked handler thus delays the clock's
+/// other timers by about ``handoverDelay`` at most. Without a slow handler the deputy never wakes: one wakeup per due
+/// deadline, and one more `timerfd_settime` per arm, made after the handlers ran.
 ///
 /// **Periodic re-arming.** On the monotonic and continuous clocks the main timerfd is armed with an interval: the
 /// distance from the wake that just passed to the new one. The kernel re-arms a periodic timerfd itself when a read
 /// consumes an expiry, at the first multiple of the interval after the read; so when the next wake asked for is that
-/// instant (a repeating timer in its steady state), ``arm(atNanoseconds:)`` makes no system call for the main timerfd, and a
-/// tick costs one `timerfd_settime` (the deputy's) instead of two. See ``Reload`` for when the call is skipped; a
-/// wrong guess costs at most one wake for nothing, which the driver already tolerates (a cancel leaves the kernel
-/// timer as it is). The wall clock is always armed once (`TFD_TIMER_CANCEL_ON_SET` needs a fresh arm after the clock
-/// was set).
+/// instant (a repeating timer in its steady state), ``arm(atNanoseconds:)`` makes no system call for the main timerfd,
+/// and a tick costs one `timerfd_settime` (the deputy's) instead of two. See ``Reload`` for when the call is skipped; a
+/// wrong guess costs at most one wake for nothing, which the driver already tolerates (a cancel leaves the kernel timer
+/// as it is). The wall clock is always armed once (`TFD_TIMER_CANCEL_ON_SET` needs a fresh arm after the clock was
+/// set).
 final class TimerfdAlarm: SchedulerAlarm {
-    /// The main timerfd's setting, as far as ``arm(atNanoseconds:)`` needs it to know when the kernel fires next by itself.
+    /// The main timerfd's setting, as far as ``arm(atNanoseconds:)`` needs it to know when the kernel fires next by
+    /// itself.
     struct Reload {
         /// The first expiry of the last `timerfd_settime`, in nanoseconds on the clock (0: not armed).
         var base: Int64 = 0
@@ -145,8 +146,8 @@ final class TimerfdAlarm: SchedulerAlarm {
     var canRunDeliveriesOnWaiter: Bool { deputyReady.load(ordering: .acquiring) }
 
     /// Runs `body` on the waiter thread; if it is still running ``handoverDelay`` after the deadline the deputy is
-    /// armed for (the next deadline, see ``arm(atNanoseconds:)``), the deputy takes over waiting for the timerfd while `body`
-    /// goes on. Costs two atomic operations and no system call.
+    /// armed for (the next deadline, see ``arm(atNanoseconds:)``), the deputy takes over waiting for the timerfd while
+    /// `body` goes on. Costs two atomic operations and no system call.
     func guarded(_ context: DriverContext, _ body: () -> Void) {
         guardOwner.store(context.index + 1, ordering: .releasing)
         body()
