@@ -170,8 +170,7 @@ final class TimerfdAlarm: SchedulerAlarm {
         let deputy: Int64
         if clock == .wall {
             _ = ctempo_timerfd_arm(fd, nanoseconds / 1_000_000_000, nanoseconds % 1_000_000_000, 1)
-            deputy = Self.saturatingSum(
-                PlatformClock.nanoseconds(.monotonic), max(0, nanoseconds &- PlatformClock.nanoseconds(clock)))
+            deputy = Self.monotonic(nanoseconds, clockNow: PlatformClock.nanoseconds(clock))
         } else {
             let now = PlatformClock.nanoseconds(clock)
             if !reload.firesByItself(at: nanoseconds, now: now) {
@@ -181,9 +180,7 @@ final class TimerfdAlarm: SchedulerAlarm {
                 reload.period = period
             }
             reload.last = nanoseconds
-            deputy =
-                clock == .monotonic
-                ? nanoseconds : Self.saturatingSum(PlatformClock.nanoseconds(.monotonic), max(0, nanoseconds &- now))
+            deputy = clock == .monotonic ? nanoseconds : Self.monotonic(nanoseconds, clockNow: now)
         }
         armDeputy(atNanoseconds: Self.afterHandover(deputy))
     }
@@ -191,6 +188,12 @@ final class TimerfdAlarm: SchedulerAlarm {
     /// `nanoseconds` + ``handoverDelay``, saturated at `Int64.max` (a wake that far never comes).
     private static func afterHandover(_ nanoseconds: Int64) -> Int64 {
         saturatingSum(nanoseconds, handoverDelay)
+    }
+
+    /// `wake` on the clock that read `clockNow` just before, as an instant of the monotonic clock (the deputy's): the
+    /// monotonic clock's reading plus the time left until `wake` (none once it has passed), saturated at `Int64.max`.
+    private static func monotonic(_ wake: Int64, clockNow: Int64) -> Int64 {
+        saturatingSum(PlatformClock.nanoseconds(.monotonic), max(0, wake &- clockNow))
     }
 
     /// `a + b`, saturated at `Int64.max` (both are non-negative here).
