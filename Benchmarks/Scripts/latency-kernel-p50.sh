@@ -21,7 +21,7 @@ trap 'rm -f "$data" "$text"; perf probe -q -d probe_tempo:handlerentry >/dev/nul
 perf probe -q -d probe_tempo:handlerentry >/dev/null 2>&1 || true
 perf probe -q -x "$tempo" -a "handlerentry=0x$symbol"
 perf record -q -k CLOCK_MONOTONIC -a -o "$data" \
-    -e probe_tempo:handlerentry -e timer:hrtimer_start -e timer:hrtimer_expire_entry -- \
+    -e probe_tempo:handlerentry -e timer:hrtimer_start -- \
     "$tempo" latency --no-progress --csv --backends floor "$backend" --duration 4s --rounds 2
 perf script --ns -i "$data" -F pid,tid,time,event,trace 2>/dev/null >"$text"
 python3 "$here/latency-kernel-p50.py" "$text"
