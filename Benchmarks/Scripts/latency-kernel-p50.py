@@ -26,21 +26,22 @@ for l in lines:
 # the main timerfd for about 4,000 ticks), so neither count tells the two apart. The main one is the timerfd whose own
 # deadlines the handler entries follow most closely (the lowest median lateness); matched against the deputy's, every
 # entry would read about the hand-over delay (0.5 ms) late.
+def lateness(deadlines, entries):
+    """Each entry's time after the latest of the sorted `deadlines` before it, in ns (entries over 1 ms late: none)."""
+    lat=[]
+    for t in entries:
+        i=bisect.bisect_right(deadlines,t)-1
+        if i>=0 and t-deadlines[i] < 1_000_000: lat.append(t-deadlines[i])
+    return lat
 def median_lateness(deadlines):
-    deadlines=sorted(deadlines); lat=[]
-    for ts in hits.values():
-        for t in ts:
-            i=bisect.bisect_right(deadlines,t)-1
-            if i>=0 and t-deadlines[i] < 1_000_000: lat.append(t-deadlines[i])
+    ordered=sorted(deadlines)
+    lat=[x for ts in hits.values() for x in lateness(ordered, ts)]
     return statistics.median(lat) if len(lat) >= 10 else float('inf')
 timerfds=[p for p in starts if fn[p]=='timerfd_tmrproc']
 main=min(timerfds,key=lambda p: median_lateness(starts[p])) if timerfds else None
 deadlines=sorted(set(d for p in starts for d in starts[p] if fn[p]=='hrtimer_wakeup' or p==main))
 for tid,ts in sorted(hits.items()):
-    lat=[]
-    for t in ts:
-        i=bisect.bisect_right(deadlines,t)-1
-        if i>=0 and t-deadlines[i] < 1_000_000: lat.append((t-deadlines[i])/1000)
+    lat=[x/1000 for x in lateness(deadlines, ts)]
     lat.sort()
     if not lat:
         print(f"thread {tid}: none of {len(ts)} handler entries matched a deadline")
